@@ -1,0 +1,107 @@
+//! The closure of a `call` node.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+use super::{input, output, rt};
+use crate::graph::{CallNode, Graph};
+use crate::ir::Code;
+
+/// `Call::new(data inputs, sticky inputs, outputs, closure)`.
+pub(super) fn call(g: &Graph, n: usize, c: &CallNode) -> TokenStream {
+    let rt = rt();
+    let ins = (0..c.data.len()).map(|p| input(g, n, p));
+    let base = c.returns.len();
+    let sticky = c.sticky.iter().enumerate().map(|(k, s)| {
+        let i = input(g, n, c.data.len() + k);
+        let release = output(g, n, base + k);
+        let home = s.home;
+        quote!(#rt::Sticky::new(#i, #home, #release))
+    });
+    let outs = (0..base).map(|p| output(g, n, p));
+    let data_pats = c.data.iter().map(|d| match d {
+        Some(ident) => quote!(mut #ident),
+        None => quote!(_),
+    });
+    let sticky_idents: Vec<_> = c.sticky.iter().map(|s| &s.ident).collect();
+    let returns = &c.returns;
+    let stmt = statement(&c.code, c);
+    quote! {
+        #rt::Call::new(
+            (#(#ins,)*),
+            (#(#sticky,)*),
+            (#(#outs,)*),
+            move |(#(#data_pats,)*), (#(mut #sticky_idents,)*)| {
+                #stmt
+                ((#(#sticky_idents,)*), (#(#returns,)*))
+            },
+        )
+    }
+}
+
+/// The statement a node runs; it binds the node's non-threaded returns.
+fn statement(code: &Code, c: &CallNode) -> TokenStream {
+    let out = |k: usize| c.returns.get(k).cloned().unwrap_or_else(|| format_ident!("__ohua_unused"));
+    let ins: Vec<_> = c.data.iter().flatten().chain(c.sticky.iter().map(|s| &s.ident)).collect();
+    let bound = &c.returns[..c.returns.len() - c.threaded_returns];
+    match code {
+        Code::Let { pat: Some(p), ty: Some(ty), expr } => quote!(let #p: #ty = #expr;),
+        Code::Let { pat: Some(p), ty: None, expr } => quote!(let #p = #expr;),
+        Code::Let { pat: None, expr, .. } => quote!(let _ = #expr;),
+        Code::Assign { target, op: None, expr } => quote!(#target = #expr;),
+        Code::Assign { target, op: Some(op), expr } => quote!(#target #op #expr;),
+        Code::IfSelector(expr) => {
+            let o = out(0);
+            quote!(let #o: usize = if #expr { 0usize } else { 1usize };)
+        }
+        Code::MatchDispatch { scrutinee, arms } => {
+            let with: Vec<usize> = (0..arms.len()).filter(|k| !arms[*k].2.is_empty()).collect();
+            let arms_tokens = arms.iter().enumerate().map(|(k, (pat, guard, binds))| {
+                let guard = guard.as_ref().map(|g| quote!(if #g));
+                let opts = with.iter().map(|j| {
+                    if *j == k {
+                        quote!(::core::option::Option::Some((#(#binds,)*)))
+                    } else {
+                        quote!(::core::option::Option::None)
+                    }
+                });
+                quote!(#pat #guard => (#k, #(#opts,)*),)
+            });
+            quote!(let (#(#bound,)*) = match #scrutinee { #(#arms_tokens)* };)
+        }
+        Code::Unwrap(_) => {
+            let i = ins[0];
+            quote! {
+                let (#(#bound,)*) = match #i {
+                    ::core::option::Option::Some(t) => t,
+                    ::core::option::Option::None => unreachable!("ohua: arm bindings of a different arm"),
+                };
+            }
+        }
+        Code::Const(expr) => {
+            let o = out(0);
+            quote!(let #o = #expr;)
+        }
+        Code::Pack => {
+            let o = out(0);
+            quote!(let #o = (#(#ins,)*);)
+        }
+        Code::Unpack => {
+            let i = ins[0];
+            quote!(let (#(#bound,)*) = #i;)
+        }
+        Code::Continue => {
+            let o = out(0);
+            quote!(let #o = ::core::ops::ControlFlow::Continue((#(#ins,)*));)
+        }
+        Code::Break => {
+            let o = out(0);
+            quote!(let #o = ::core::ops::ControlFlow::Break((#(#ins,)*));)
+        }
+        Code::CloneOf => {
+            let o = out(0);
+            let i = ins[0];
+            quote!(let #o = ::core::clone::Clone::clone(&#i);)
+        }
+    }
+}

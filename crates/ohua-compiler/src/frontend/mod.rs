@@ -1,0 +1,63 @@
+//! The frontend: validates an algorithm written in the supported subset of
+//! Rust and turns it into the scoped surface AST ([`ast`]).
+//!
+//! Structure (blocks, `if`, `match`, `for`, `while`, `.map(..).collect()`,
+//! calls to algorithms) becomes [`ast::Expr`] variants; every other
+//! expression is kept verbatim as an opaque [`ast::NodeExpr`] together with the
+//! algorithm locals it uses and whether it may mutate them. Anything outside
+//! the language is rejected with an error that points at the user's tokens.
+//!
+//! Entry point: [`parse_algorithm`].
+
+// `Stmt` holds large syn nodes inline; boxing them is the AST owner's call
+// (it would change the public types), so the lint is silenced here.
+#[allow(clippy::large_enum_variant)]
+pub mod ast;
+mod ast_ext;
+mod block;
+mod branch;
+mod dump;
+mod expr;
+mod loops;
+mod messages;
+mod pattern;
+mod print_syn;
+mod scope;
+mod signature;
+mod syntax;
+mod uses;
+
+use crate::error::Result;
+use scope::Scope;
+
+/// Parses and validates one algorithm.
+///
+/// `algorithms` are the names of the algorithms callable by plain name; it
+/// always includes the function's own name (for recursion) and any sibling
+/// algorithms. A call `f(..)` of such a name that is not shadowed by a local
+/// becomes [`ast::Expr::AlgoCall`].
+///
+/// Returns the first error found, spanned at the offending tokens.
+pub fn parse_algorithm(item: &syn::ItemFn, algorithms: &[syn::Ident]) -> Result<ast::Algorithm> {
+    let params = signature::parse_signature(item)?;
+    let mut frontend = Frontend {
+        algorithms,
+        scope: Scope::new(),
+        unit_return: signature::returns_unit(&item.sig),
+    };
+    params.iter().for_each(|p| frontend.scope.bind_pattern(&p.pat));
+    let body = frontend.parse_block(&item.block, true)?;
+    Ok(ast::Algorithm { name: item.sig.ident.clone(), item: item.clone(), params, body })
+}
+
+/// State of the structural parser while it walks one algorithm body.
+struct Frontend<'a> {
+    /// Names that denote algorithms when called and not shadowed.
+    algorithms: &'a [syn::Ident],
+    /// The algorithm locals in scope at the current point.
+    scope: Scope,
+    /// Whether the innermost function-like body (the algorithm, or a map
+    /// closure: `false`) returns `()`; decides how a trailing `return ..;`
+    /// statement is desugared.
+    unit_return: bool,
+}

@@ -1,0 +1,20 @@
+//! The Ohua compiler: turns an algorithm written in a subset of Rust into a
+//! dataflow graph, and the graph into Rust that runs it on `ohua-runtime`.
+//!
+//! Pipeline (each stage can be printed, see [`pipeline::Compiled::stage`]):
+//!
+//! ```text
+//! syn::ItemFn ─frontend─► ast ─passes::resolve─► ir (SSA, threaded state, loops)
+//!             ─passes::lower─► graph (contexts, switch/merge, smap, carry) ─codegen─► tokens
+//! ```
+#![warn(missing_docs)]
+
+pub mod codegen;
+pub mod error;
+pub mod frontend;
+pub mod graph;
+pub mod ir;
+pub mod passes;
+pub mod pipeline;
+
+pub use pipeline::{compile, expand_fn, expand_mod, Compiled};

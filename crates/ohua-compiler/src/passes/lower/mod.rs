@@ -1,0 +1,249 @@
+//! Control lowering: SSA IR → dataflow graph.
+//!
+//! Every region becomes a *context* (see the runtime's `node/README.md`):
+//! the top level, a loop body (one level deeper) or a branch arm (same level,
+//! filtered). A value used in a deeper context is routed there: through a
+//! `switch` for every arm boundary at its own level, then, if the consumer is
+//! inside a loop, as a *sticky* input (Ohua's `ctrl`, fused into the
+//! consumer). Operators with no input of their own context get the context's
+//! tick stream so they still fire once per activation.
+
+mod context;
+mod control;
+mod route;
+
+use std::collections::HashMap;
+
+use quote::format_ident;
+
+use crate::error::Result;
+use crate::graph::{Arc, CallNode, Graph, Kind, Node, NodeId, Sticky};
+use crate::ir::{Code, Ir, NodeOp, Op, Region, Use, VarId};
+use context::{Ctx, CtxId};
+
+/// Lower an algorithm's IR to its dataflow graph.
+///
+/// # Errors
+///
+/// Currently infallible for IR produced by `resolve`; internal inconsistencies panic.
+pub fn lower(ir: &Ir) -> Result<Graph> {
+    let mut l = Lower {
+        ir,
+        g: Graph { name: ir.name.clone(), nodes: Vec::new(), arcs: Vec::new() },
+        ctxs: vec![Ctx::top()],
+        def: HashMap::new(),
+        switched: HashMap::new(),
+        uses: count_uses(ir),
+        next_synthetic: ir.vars.len() as u32,
+    };
+    for p in &ir.params {
+        let ident = ir.vars[p.0 as usize].ident.clone();
+        let n = l.add(Node::new(format!("{}/{}#arg", ir.name, ident), 0, Kind::Source(Some(ident.clone())), ident.to_string()));
+        l.g.nodes[n].outputs = 1;
+        l.def.insert(*p, (0, (n, 0)));
+    }
+    l.region(&ir.body, 0);
+    let result = ir.body.yields[0];
+    let src = l.data(result, 0);
+    let sink = l.add(Node::new(format!("{}/result", ir.name), 0, Kind::Sink, "result".into()));
+    l.g.nodes[sink].inputs = 1;
+    l.connect(src, (sink, 0), false);
+    Ok(l.g)
+}
+
+/// Where a value comes from: (node, output port).
+pub(crate) type Src = (NodeId, usize);
+
+pub(crate) struct Lower<'a> {
+    ir: &'a Ir,
+    g: Graph,
+    ctxs: Vec<Ctx>,
+    /// Defining context and source of every value lowered so far.
+    def: HashMap<VarId, (CtxId, Src)>,
+    /// Values already switched into an arm context.
+    switched: HashMap<(VarId, CtxId), Src>,
+    /// How many times each value is consumed.
+    uses: HashMap<VarId, usize>,
+    /// Next id for values the lowering itself introduces (packed tuples).
+    next_synthetic: u32,
+}
+
+impl Node {
+    fn new(name: String, depth: u16, kind: Kind, label: String) -> Self {
+        Node { name, depth, kind, label, inputs: 0, outputs: 0 }
+    }
+}
+
+impl Lower<'_> {
+    fn add(&mut self, n: Node) -> NodeId {
+        self.g.nodes.push(n);
+        self.g.nodes.len() - 1
+    }
+
+    /// A control node in context `ctx`, named `algorithm/kind@id`.
+    fn control(&mut self, ctx: CtxId, kind: Kind, what: &str, inputs: usize, outputs: usize) -> NodeId {
+        let id = self.g.nodes.len();
+        let mut n = Node::new(format!("{}/{what}@{id}", self.ir.name), self.ctxs[ctx].depth, kind, what.into());
+        n.inputs = inputs;
+        n.outputs = outputs;
+        self.add(n)
+    }
+
+    fn connect(&mut self, from: Src, to: (NodeId, usize), feedback: bool) {
+        let span = proc_macro2::Span::call_site();
+        self.g.arcs.push(Arc { from, to, feedback, span });
+    }
+
+    fn live(&self, v: VarId) -> bool {
+        self.uses.get(&v).copied().unwrap_or(0) > 0
+    }
+
+    fn region(&mut self, r: &Region, ctx: CtxId) {
+        for op in &r.ops {
+            self.op(op, ctx);
+        }
+    }
+
+    fn op(&mut self, op: &Op, ctx: CtxId) {
+        match op {
+            Op::Node(n) => self.call(n, ctx),
+            Op::Branch { sel, arms, outs, .. } => self.branch(*sel, arms, outs, ctx),
+            Op::For { coll, elem, carried, collect, body, .. } => {
+                self.for_loop(*coll, *elem, carried, collect.as_ref().map(|c| c.0), collect.as_ref().and_then(|c| c.1.clone()), body, ctx)
+            }
+            Op::Loop { carried, body, outs, .. } => self.while_loop(carried, body, outs, ctx),
+        }
+    }
+
+    /// A code node: route every input, decide data vs sticky, wire outputs.
+    fn call(&mut self, n: &NodeOp, ctx: CtxId) {
+        let generated = !matches!(n.code, Code::Let { .. } | Code::Assign { .. } | Code::IfSelector(_) | Code::MatchDispatch { .. });
+        let id = self.add(Node::new(n.name.clone(), self.ctxs[ctx].depth, Kind::Source(None), label(n)));
+        let mut data: Vec<(Option<syn::Ident>, Src)> = Vec::new();
+        let mut sticky: Vec<(Sticky, Src, Option<(CtxId, VarId)>)> = Vec::new();
+        let mut threaded: Vec<(syn::Ident, VarId)> = Vec::new();
+        for (k, input) in n.inputs.iter().enumerate() {
+            let ident = if generated { format_ident!("__ohua_in{}", k) } else { input.ident.clone() };
+            let r = self.route(input.var, ctx);
+            match (input.usage, r.sticky) {
+                (Use::Read, false) => data.push((Some(ident), r.src)),
+                (Use::Read, true) => sticky.push((Sticky { ident, home: r.home }, r.src, None)),
+                (Use::Thread { out }, false) => {
+                    data.push((Some(ident.clone()), r.src));
+                    if self.live(out) {
+                        threaded.push((ident, out));
+                    }
+                }
+                (Use::Thread { out }, true) => sticky.push((Sticky { ident, home: r.home }, r.src, Some((r.ctx, out)))),
+            }
+        }
+        if data.is_empty() {
+            let tick = self.tick(ctx);
+            data.push((None, tick));
+        }
+        let mut returns: Vec<syn::Ident> = n
+            .outputs
+            .iter()
+            .enumerate()
+            .map(|(k, v)| if generated { format_ident!("__ohua_out{}", k) } else { self.ir.vars[v.0 as usize].ident.clone() })
+            .collect();
+        for (k, v) in n.outputs.iter().enumerate() {
+            self.def.insert(*v, (ctx, (id, k)));
+        }
+        for (ident, out) in &threaded {
+            self.def.insert(*out, (ctx, (id, returns.len())));
+            returns.push(ident.clone());
+        }
+        let base = returns.len();
+        for (k, (_, _, release)) in sticky.iter().enumerate() {
+            if let Some((home_ctx, out)) = release {
+                self.def.insert(*out, (*home_ctx, (id, base + k)));
+            }
+        }
+        for (k, (_, src)) in data.iter().enumerate() {
+            self.connect(*src, (id, k), false);
+        }
+        for (k, (_, src, _)) in sticky.iter().enumerate() {
+            self.connect(*src, (id, data.len() + k), false);
+        }
+        let node = &mut self.g.nodes[id];
+        node.inputs = data.len() + sticky.len();
+        node.outputs = returns.len() + sticky.len();
+        node.kind = Kind::Call(CallNode {
+            code: n.code.clone(),
+            data: data.into_iter().map(|(i, _)| i).collect(),
+            sticky: sticky.into_iter().map(|(s, _, _)| s).collect(),
+            threaded_returns: threaded.len(),
+            returns,
+        });
+    }
+
+    /// A generated code node in `ctx` reading `inputs`, defining `outputs`.
+    fn glue(&mut self, ctx: CtxId, what: &str, code: Code, inputs: &[VarId], outputs: Vec<VarId>) {
+        let n = NodeOp {
+            name: format!("{}/{what}@{}", self.ir.name, self.g.nodes.len()),
+            code,
+            // Generated code binds inputs positionally; the ident is unused.
+            inputs: inputs
+                .iter()
+                .map(|v| crate::ir::Input { var: *v, ident: format_ident!("__ohua_unused"), usage: Use::Read })
+                .collect(),
+            outputs,
+            span: proc_macro2::Span::call_site(),
+        };
+        self.call(&n, ctx);
+    }
+
+    /// A value that does not exist in the IR (a packed tuple).
+    fn synthetic(&mut self) -> VarId {
+        // Synthetic values live past the IR's table; they only need a def entry.
+        let id = VarId(self.next_synthetic);
+        self.next_synthetic += 1;
+        self.uses.insert(id, 1);
+        id
+    }
+}
+
+/// Short label of a node for dumps.
+fn label(n: &NodeOp) -> String {
+    use quote::ToTokens;
+    let s = match &n.code {
+        Code::Let { expr, .. } | Code::Assign { expr, .. } | Code::IfSelector(expr) => expr.to_token_stream().to_string(),
+        Code::MatchDispatch { scrutinee, .. } => format!("match {}", scrutinee.to_token_stream()),
+        other => format!("{other:?}").split_whitespace().next().unwrap_or("").to_lowercase(),
+    };
+    if s.len() > 60 {
+        format!("{}…", &s[..s.char_indices().nth(57).map(|(i, _)| i).unwrap_or(s.len())])
+    } else {
+        s
+    }
+}
+
+/// How many times each value is consumed anywhere in the IR.
+fn count_uses(ir: &Ir) -> HashMap<VarId, usize> {
+    fn region(r: &Region, u: &mut HashMap<VarId, usize>) {
+        for op in &r.ops {
+            match op {
+                Op::Node(n) => n.inputs.iter().for_each(|i| *u.entry(i.var).or_default() += 1),
+                Op::Branch { sel, arms, .. } => {
+                    *u.entry(*sel).or_default() += 1;
+                    arms.iter().for_each(|a| region(a, u));
+                }
+                Op::For { coll, carried, body, .. } => {
+                    *u.entry(*coll).or_default() += 1;
+                    carried.iter().for_each(|c| *u.entry(c.init).or_default() += 1);
+                    region(body, u);
+                }
+                Op::Loop { carried, body, .. } => {
+                    carried.iter().for_each(|c| *u.entry(c.init).or_default() += 1);
+                    region(body, u);
+                }
+            }
+        }
+        r.yields.iter().for_each(|y| *u.entry(*y).or_default() += 1);
+    }
+    let mut u = HashMap::new();
+    region(&ir.body, &mut u);
+    u
+}
+

@@ -1,0 +1,12 @@
+//! Compiler passes, in pipeline order:
+//!
+//! 1. [`resolve`]: surface AST → SSA IR (name resolution, state threading,
+//!    loop-carried and resident variables, inlining of algorithm calls, tail
+//!    recursion to loops).
+//! 2. [`lower`]: SSA IR → dataflow graph (contexts, switch/merge, smap/collect,
+//!    carry/loop, sticky inputs, ticks).
+
+pub mod env;
+pub mod lower;
+pub mod resolve;
+pub mod scan;

@@ -1,0 +1,133 @@
+//! The whole pipeline for one algorithm, and the `OHUA_DUMP` stage dumps.
+
+use std::collections::HashMap;
+
+use proc_macro2::TokenStream;
+
+use crate::error::Result;
+use crate::frontend::{self, ast::Algorithm};
+use crate::graph::{self, Graph};
+use crate::ir::{self, Ir};
+use crate::{codegen, passes};
+
+/// Every stage of one compiled algorithm.
+#[derive(Debug, Clone)]
+pub struct Compiled {
+    /// Surface AST (after the frontend).
+    pub ast: Algorithm,
+    /// SSA IR (after resolution: threading, loops, inlining).
+    pub ir: Ir,
+    /// Dataflow graph (after control lowering).
+    pub graph: Graph,
+    /// Generated Rust.
+    pub tokens: TokenStream,
+}
+
+/// The stages `OHUA_DUMP` and the CLI can print.
+pub const STAGES: &[&str] = &["ast", "ir", "graph", "dot", "code"];
+
+impl Compiled {
+    /// Text of one stage (`ast`, `ir`, `graph`, `dot`, `code`).
+    pub fn stage(&self, stage: &str) -> Option<String> {
+        Some(match stage {
+            "ast" => format!("{:#?}", self.ast.body).lines().map(|l| format!("{l}\n")).collect(),
+            "ir" => ir::print_ir(&self.ir),
+            "graph" => graph::print_graph(&self.graph),
+            "dot" => graph::to_dot(&self.graph),
+            "code" => match syn::parse2::<syn::File>(self.tokens.clone()) {
+                Ok(f) => prettyplease::unparse(&f),
+                Err(_) => self.tokens.to_string(),
+            },
+            _ => return None,
+        })
+    }
+}
+
+/// Compile `item`; `siblings` are other algorithms it may call by name.
+///
+/// # Errors
+///
+/// Any construct outside the algorithm language, or an invalid use of one
+/// (see [`crate::error::CompileError`]).
+pub fn compile(item: &syn::ItemFn, siblings: &[syn::ItemFn]) -> Result<Compiled> {
+    let names: Vec<syn::Ident> =
+        std::iter::once(item.sig.ident.clone()).chain(siblings.iter().map(|s| s.sig.ident.clone())).collect();
+    let mut algorithms: HashMap<String, Algorithm> = HashMap::new();
+    for s in siblings.iter().filter(|s| s.sig.ident != item.sig.ident) {
+        algorithms.insert(s.sig.ident.to_string(), frontend::parse_algorithm(s, &names)?);
+    }
+    let ast = frontend::parse_algorithm(item, &names)?;
+    let name = ast.name.to_string();
+    algorithms.insert(name.clone(), ast.clone());
+    let ir = passes::resolve::resolve(&name, &algorithms)?;
+    let graph = passes::lower::lower(&ir)?;
+    let tokens = codegen::generate(item, &graph);
+    Ok(Compiled { ast, ir, graph, tokens })
+}
+
+/// Print the stages named in `OHUA_DUMP` (comma-separated, or `all`) to
+/// stderr, or into files `<OHUA_DUMP_DIR>/<algorithm>.<stage>` if set.
+pub fn dump_from_env(c: &Compiled) {
+    let Ok(spec) = std::env::var("OHUA_DUMP") else { return };
+    let wanted: Vec<&str> = if spec.trim() == "all" { STAGES.to_vec() } else { spec.split(',').map(str::trim).collect() };
+    let dir = std::env::var("OHUA_DUMP_DIR").ok();
+    for stage in wanted {
+        let Some(text) = c.stage(stage) else { continue };
+        match &dir {
+            Some(d) => {
+                let _ = std::fs::create_dir_all(d);
+                let _ = std::fs::write(format!("{d}/{}.{stage}", c.ir.name), text);
+            }
+            None => eprintln!("===== ohua {} : {stage} =====\n{text}", c.ir.name),
+        }
+    }
+}
+
+/// Expand `#[algorithm]` on a function: the generated item, or a
+/// `compile_error!` pointing at the offending code.
+pub fn expand_fn(item: syn::ItemFn, siblings: &[syn::ItemFn]) -> TokenStream {
+    match compile(&item, siblings) {
+        Ok(c) => {
+            dump_from_env(&c);
+            c.tokens
+        }
+        Err(e) => {
+            let err = e.to_compile_error();
+            // Keep the function so that callers do not get follow-up errors.
+            quote::quote!(#err #item)
+        }
+    }
+}
+
+/// Expand `#[algorithm]` on an inline module: every `fn` in it marked
+/// `#[algorithm]` is compiled knowing all the others, so they can call each
+/// other (calls are inlined into one graph).
+pub fn expand_mod(mut module: syn::ItemMod) -> TokenStream {
+    let Some((_, items)) = module.content.as_mut() else {
+        return syn::Error::new_spanned(&module, "`#[algorithm]` on a module needs an inline module body `mod m { .. }`")
+            .to_compile_error();
+    };
+    let is_alg = |a: &syn::Attribute| a.path().segments.last().is_some_and(|s| s.ident == "algorithm");
+    let algs: Vec<syn::ItemFn> = items
+        .iter()
+        .filter_map(|i| match i {
+            syn::Item::Fn(f) if f.attrs.iter().any(is_alg) => {
+                let mut f = f.clone();
+                f.attrs.retain(|a| !is_alg(a));
+                Some(f)
+            }
+            _ => None,
+        })
+        .collect();
+    for item in items.iter_mut() {
+        if let syn::Item::Fn(f) = item {
+            if f.attrs.iter().any(is_alg) {
+                let mut clean = f.clone();
+                clean.attrs.retain(|a| !is_alg(a));
+                let tokens = expand_fn(clean, &algs);
+                *item = syn::Item::Verbatim(tokens);
+            }
+        }
+    }
+    quote::quote!(#module)
+}

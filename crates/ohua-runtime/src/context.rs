@@ -1,0 +1,126 @@
+//! Per-thread run options: a deployment override, profiling, sequential mode.
+//!
+//! Options are thread-local and scoped: each function here sets an option for
+//! the duration of its closure and restores the previous value afterwards,
+//! even if the closure panics. [`crate::exec::execute`] copies the caller's
+//! options into every section thread it spawns, so an operator that itself
+//! runs an algorithm (a nested run) sees the same options as the caller.
+
+use std::cell::RefCell;
+
+use crate::deploy::Deployment;
+use crate::report::RunReport;
+use crate::sync::{Arc, Mutex};
+
+/// Where [`profile`] collects reports; shared with section threads.
+type Collector = Arc<Mutex<Vec<RunReport>>>;
+
+/// Everything a run inherits from the thread that starts it.
+#[derive(Clone, Default)]
+pub(crate) struct Options {
+    /// Replaces the environment's deployment when set.
+    pub(crate) deployment: Option<Deployment>,
+    /// Read by generated code to run the algorithm body sequentially.
+    pub(crate) sequential: bool,
+    /// One collector per enclosing [`profile`], innermost last.
+    pub(crate) collectors: Vec<Collector>,
+}
+
+thread_local! {
+    static OPTIONS: RefCell<Options> = RefCell::new(Options::default());
+}
+
+/// Restores the options it saved when dropped, so scopes nest and survive panics.
+struct Restore(Option<Options>);
+
+impl Drop for Restore {
+    fn drop(&mut self) {
+        if let Some(prev) = self.0.take() {
+            OPTIONS.with(|o| *o.borrow_mut() = prev);
+        }
+    }
+}
+
+/// Run `f` with the options changed by `change`, then restore them.
+fn scoped<R>(change: impl FnOnce(&mut Options), f: impl FnOnce() -> R) -> R {
+    let prev = OPTIONS.with(|o| {
+        let prev = o.borrow().clone();
+        change(&mut o.borrow_mut());
+        prev
+    });
+    let _restore = Restore(Some(prev));
+    f()
+}
+
+/// Run `f` with every algorithm run inside it (on this thread and in nested
+/// runs) using deployment `d`, ignoring `OHUA_CONFIG` and `OHUA_*` variables.
+///
+/// # Example
+///
+/// ```
+/// use ohua_runtime::context::with_deployment;
+/// use ohua_runtime::deploy::{Deployment, SectionStrategy};
+/// let d = Deployment { sections: SectionStrategy::Single, ..Deployment::default() };
+/// let x = with_deployment(d, || 1 + 1); // algorithm calls in here run single-threaded
+/// assert_eq!(x, 2);
+/// ```
+pub fn with_deployment<R>(d: Deployment, f: impl FnOnce() -> R) -> R {
+    scoped(|o| o.deployment = Some(d), f)
+}
+
+/// Run `f` and return, with its result, the reports of every algorithm run
+/// inside it, including nested runs on section threads, in the order the
+/// runs finished (so a nested run precedes the run that contains it).
+///
+/// # Example
+///
+/// ```
+/// use ohua_runtime::context::profile;
+/// let (x, reports) = profile(|| 7);
+/// assert_eq!((x, reports.len()), (7, 0));
+/// ```
+pub fn profile<R>(f: impl FnOnce() -> R) -> (R, Vec<RunReport>) {
+    let collector: Collector = Arc::new(Mutex::new(Vec::new()));
+    let c = Arc::clone(&collector);
+    let r = scoped(|o| o.collectors.push(c), f);
+    // Every run inside `f` has joined its threads, so nobody else pushes now.
+    let reports = std::mem::take(&mut *collector.lock().unwrap_or_else(|e| e.into_inner()));
+    (r, reports)
+}
+
+/// Run `f` with the sequential flag set: generated code consults
+/// [`is_sequential`] and runs algorithm bodies as plain sequential Rust.
+///
+/// # Example
+///
+/// ```
+/// use ohua_runtime::context::{is_sequential, sequential};
+/// assert!(!is_sequential());
+/// assert!(sequential(is_sequential));
+/// assert!(!is_sequential());
+/// ```
+pub fn sequential<R>(f: impl FnOnce() -> R) -> R {
+    scoped(|o| o.sequential = true, f)
+}
+
+/// Whether the current thread runs inside [`sequential`].
+pub fn is_sequential() -> bool {
+    OPTIONS.with(|o| o.borrow().sequential)
+}
+
+/// A copy of this thread's options, to hand to section threads.
+pub(crate) fn snapshot() -> Options {
+    OPTIONS.with(|o| o.borrow().clone())
+}
+
+/// Make `opts` this thread's options (for a freshly spawned section thread).
+pub(crate) fn install(opts: Options) {
+    OPTIONS.with(|o| *o.borrow_mut() = opts);
+}
+
+/// Hand a finished run's report to every enclosing [`profile`].
+pub(crate) fn record(opts: &Options, report: &RunReport) {
+    for c in &opts.collectors {
+        c.lock().unwrap_or_else(|e| e.into_inner()).push(report.clone());
+    }
+}

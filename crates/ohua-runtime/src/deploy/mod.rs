@@ -1,0 +1,131 @@
+//! Deployment: how many workers, which operators share a section, batch sizes
+//! and arc capacities — chosen at start-up, never by changing the algorithm.
+//!
+//! A *section* is a group of operators run fused in one loop on one thread.
+//! Arcs inside a section are plain local buffers; arcs between sections are
+//! bounded lock-free queues that wake the other side once per operator step.
+//!
+//! # Sources, lowest to highest precedence
+//!
+//! 1. Defaults: `workers` = available parallelism, `sections = "auto"`,
+//!    `batch_size = 256`, `arc_capacity = 1024`.
+//! 2. The TOML file named by the environment variable `OHUA_CONFIG`.
+//! 3. The environment variables `OHUA_WORKERS`, `OHUA_SECTIONS`
+//!    (`auto` | `single` | `per-op` | `random:N:SEED`), `OHUA_BATCH` and
+//!    `OHUA_ARC_CAPACITY`. Empty variables count as unset.
+//! 4. A programmatic override, [`crate::context::with_deployment`], which
+//!    replaces all of the above for the runs inside it.
+//!
+//! # File format
+//!
+//! ```toml
+//! workers = 2               # sections used by `auto`
+//! batch_size = 256          # firings per operator step
+//! arc_capacity = 1024       # packets buffered on an arc between sections
+//! sections = "auto"         # or "single", "per-op", "random:3:42"
+//!
+//! # If present, rules win over `sections`: each [[section]] is one section,
+//! # holding the operators whose full name (`algorithm/function#callsite`)
+//! # matches one of its regular expressions. The first matching rule wins;
+//! # operators matching no rule share one extra section.
+//! [[section]]
+//! ops = ["word_freq/split#.*", "word_freq/normalize#.*"]
+//! [[section]]
+//! ops = ["word_freq/add#.*"]
+//! ```
+//!
+//! Every key is optional; unknown keys, invalid regular expressions and
+//! non-positive numbers are rejected with a [`DeployError`].
+//! [`crate::exec::execute`] panics with that error's message, naming the file
+//! or variable at fault.
+//!
+//! # Strategies
+//!
+//! See [`SectionStrategy`]; [`plan`] turns a [`Deployment`] into the concrete
+//! node-to-section map of one graph.
+
+mod auto;
+mod env;
+mod error;
+mod file;
+mod plan;
+mod rule;
+mod strategy;
+
+pub use env::{
+    from_env, from_env_with, OHUA_ARC_CAPACITY, OHUA_BATCH, OHUA_CONFIG, OHUA_SECTIONS,
+    OHUA_WORKERS,
+};
+pub use error::DeployError;
+pub use plan::{plan, Plan};
+pub use rule::SectionRule;
+pub use strategy::SectionStrategy;
+
+/// A deployment configuration.
+///
+/// # Example
+///
+/// ```
+/// use ohua_runtime::deploy::{Deployment, SectionStrategy};
+/// let d = Deployment { workers: 2, sections: SectionStrategy::PerOperator, ..Deployment::default() };
+/// assert_eq!(d.batch_size, 256);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Deployment {
+    /// Number of worker threads the `auto` strategy plans for.
+    pub workers: usize,
+    /// How operators are grouped into sections.
+    pub sections: SectionStrategy,
+    /// Firings an operator may do per step before the section moves on.
+    pub batch_size: usize,
+    /// Capacity, in packets, of an arc between two sections.
+    pub arc_capacity: usize,
+}
+
+/// Default firings per step.
+pub const DEFAULT_BATCH_SIZE: usize = 256;
+/// Default capacity of an arc between sections.
+pub const DEFAULT_ARC_CAPACITY: usize = 1024;
+
+impl Default for Deployment {
+    /// Available parallelism, `auto` sections, batch 256, capacity 1024.
+    fn default() -> Self {
+        Deployment {
+            workers: crate::sync::thread::available_parallelism().map_or(1, |n| n.get()),
+            sections: SectionStrategy::Auto,
+            batch_size: DEFAULT_BATCH_SIZE,
+            arc_capacity: DEFAULT_ARC_CAPACITY,
+        }
+    }
+}
+
+impl Deployment {
+    /// Defaults overridden by the file named in `OHUA_CONFIG` and the
+    /// `OHUA_*` environment variables (see the module docs).
+    ///
+    /// # Errors
+    ///
+    /// A [`DeployError`] naming the variable or file with the invalid setting.
+    pub fn from_env() -> Result<Deployment, DeployError> {
+        from_env()
+    }
+
+    /// Defaults overridden by a TOML document in the format of the module docs.
+    ///
+    /// # Errors
+    ///
+    /// [`DeployError::Toml`] for syntax errors, wrong types and unknown keys,
+    /// [`DeployError::Value`] for non-positive numbers, and
+    /// [`DeployError::Strategy`] / [`DeployError::Regex`] for bad sections.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ohua_runtime::deploy::{Deployment, SectionStrategy};
+    /// let d = Deployment::from_toml_str("workers = 3\nsections = \"per-op\"").unwrap();
+    /// assert_eq!((d.workers, d.sections), (3, SectionStrategy::PerOperator));
+    /// ```
+    pub fn from_toml_str(s: &str) -> Result<Deployment, DeployError> {
+        file::apply_toml(Deployment::default(), s)
+    }
+}

@@ -1,0 +1,85 @@
+//! How operators are grouped into sections.
+
+use std::fmt;
+use std::str::FromStr;
+
+use super::{DeployError, SectionRule};
+
+/// How operators are mapped to sections.
+///
+/// # Example
+///
+/// ```
+/// use ohua_runtime::deploy::SectionStrategy;
+/// let s: SectionStrategy = "random:3:42".parse().unwrap();
+/// assert_eq!(s, SectionStrategy::Random { sections: 3, seed: 42 });
+/// assert_eq!(s.to_string(), "random:3:42");
+/// assert!("fastest".parse::<SectionStrategy>().is_err());
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum SectionStrategy {
+    /// Split the topological order into `workers` contiguous, weight-balanced
+    /// chunks (one section if `workers <= 1`).
+    #[default]
+    Auto,
+    /// Everything in one section, run on the calling thread.
+    Single,
+    /// One section per operator.
+    PerOperator,
+    /// Each operator in a uniformly random section out of `sections`
+    /// (reproducible from `seed`); used to test deployment independence.
+    Random {
+        /// Number of sections to draw from (empty ones are removed).
+        sections: usize,
+        /// Seed of the random generator.
+        seed: u64,
+    },
+    /// One section per rule, in order; the first matching rule wins and
+    /// operators matching no rule share one extra section.
+    Rules(Vec<SectionRule>),
+}
+
+impl FromStr for SectionStrategy {
+    type Err = DeployError;
+
+    /// Parse `auto`, `single`, `per-op` or `random:N:SEED`.
+    ///
+    /// # Errors
+    ///
+    /// [`DeployError::Strategy`] for anything else, including
+    /// `random` with a zero or non-numeric `N` or `SEED`.
+    fn from_str(s: &str) -> Result<Self, DeployError> {
+        let bad = || DeployError::Strategy(s.to_string());
+        match s.trim() {
+            "auto" => Ok(SectionStrategy::Auto),
+            "single" => Ok(SectionStrategy::Single),
+            "per-op" => Ok(SectionStrategy::PerOperator),
+            other => {
+                let rest = other.strip_prefix("random:").ok_or_else(bad)?;
+                let (n, seed) = rest.split_once(':').ok_or_else(bad)?;
+                let sections: usize = n.parse().map_err(|_| bad())?;
+                let seed: u64 = seed.parse().map_err(|_| bad())?;
+                if sections == 0 {
+                    return Err(bad());
+                }
+                Ok(SectionStrategy::Random { sections, seed })
+            }
+        }
+    }
+}
+
+impl fmt::Display for SectionStrategy {
+    /// The textual form accepted by [`FromStr`]; rules print their patterns.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SectionStrategy::Auto => f.write_str("auto"),
+            SectionStrategy::Single => f.write_str("single"),
+            SectionStrategy::PerOperator => f.write_str("per-op"),
+            SectionStrategy::Random { sections, seed } => write!(f, "random:{sections}:{seed}"),
+            SectionStrategy::Rules(rules) => {
+                let groups: Vec<String> = rules.iter().map(|r| r.patterns().join(", ")).collect();
+                write!(f, "rules[{}]", groups.join(" | "))
+            }
+        }
+    }
+}

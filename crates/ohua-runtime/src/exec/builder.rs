@@ -1,0 +1,132 @@
+//! Instantiating a graph: arcs sized and wired for the plan, operators installed.
+
+use crate::arc::{self, Receiver, Sender};
+use crate::deploy::Plan;
+use crate::graph::GraphInfo;
+use crate::node::Node;
+use crate::sync::Waker;
+
+use super::ResultSlot;
+
+/// Collects a graph's arcs and operators before a run.
+///
+/// Generated code receives a `Builder` in the closure passed to
+/// [`crate::exec::execute`]: it creates every arc with [`Builder::arc`],
+/// builds the operators around their ends and installs each with
+/// [`Builder::node`]. The builder picks each arc's capacity and wake-ups
+/// from the deployment plan, so generated code is deployment-independent.
+///
+/// # Example
+///
+/// See the crate-level example.
+pub struct Builder<'a> {
+    graph: &'static GraphInfo,
+    plan: Plan,
+    /// One waker per section, indexed by section.
+    wakers: Vec<Waker>,
+    nodes: Vec<Option<Box<dyn Node + 'a>>>,
+    arcs_built: Vec<bool>,
+}
+
+impl<'a> Builder<'a> {
+    /// A builder for `graph` deployed per `plan`, whose sections are woken
+    /// through `wakers`.
+    pub(crate) fn new(graph: &'static GraphInfo, plan: Plan, wakers: Vec<Waker>) -> Self {
+        Builder {
+            graph,
+            plan,
+            wakers,
+            nodes: (0..graph.nodes.len()).map(|_| None).collect(),
+            arcs_built: vec![false; graph.arcs.len()],
+        }
+    }
+
+    /// The graph being built.
+    pub fn graph(&self) -> &'static GraphInfo {
+        self.graph
+    }
+
+    /// The deployment plan of this run.
+    pub fn plan(&self) -> &Plan {
+        &self.plan
+    }
+
+    /// Create the arc with this id (an index into [`GraphInfo::arcs`]).
+    ///
+    /// If producer and consumer run in the same section, the arc holds
+    /// [`Plan::local_capacity`] packets and wakes nobody (the section's own
+    /// loop sees the data); otherwise it holds [`Plan::cross_capacity`]
+    /// packets and wakes the other side's section. Feedback arcs are treated
+    /// the same way.
+    ///
+    /// # Panics
+    ///
+    /// Panics if `id` is not an arc of the graph or was already created.
+    pub fn arc<T: Send + 'a>(&mut self, id: usize) -> (Sender<T>, Receiver<T>) {
+        let algorithm = self.graph.algorithm;
+        let info = self.graph.arcs.get(id).unwrap_or_else(|| {
+            panic!("ohua: algorithm `{algorithm}` has no arc {id}");
+        });
+        assert!(
+            !std::mem::replace(&mut self.arcs_built[id], true),
+            "ohua: arc {id} of algorithm `{algorithm}` created twice"
+        );
+        let from = self.plan.section_of[info.from as usize];
+        let to = self.plan.section_of[info.to as usize];
+        if from == to {
+            arc::channel(self.plan.local_capacity, None, None)
+        } else {
+            arc::channel(
+                self.plan.cross_capacity,
+                Some(self.wakers[from].clone()),
+                Some(self.wakers[to].clone()),
+            )
+        }
+    }
+
+    /// Install the operator for node `id` (an index into [`GraphInfo::nodes`]).
+    ///
+    /// # Panics
+    ///
+    /// Panics if `id` is not a node of the graph or already has an operator.
+    pub fn node<N: Node + 'a>(&mut self, id: usize, node: N) {
+        let algorithm = self.graph.algorithm;
+        let slot = self.nodes.get_mut(id).unwrap_or_else(|| {
+            panic!("ohua: algorithm `{algorithm}` has no node {id}");
+        });
+        assert!(
+            slot.is_none(),
+            "ohua: node {id} (`{}`) installed twice",
+            self.graph.nodes[id].name
+        );
+        *slot = Some(Box::new(node));
+    }
+
+    /// A fresh result slot: give a clone to the graph's sink operator and
+    /// return the slot from the build closure.
+    pub fn result_slot<T: Send + 'a>(&mut self) -> ResultSlot<T> {
+        ResultSlot::new()
+    }
+
+    /// The installed operators, indexed by node id.
+    ///
+    /// # Panics
+    ///
+    /// Panics, naming them, if some nodes have no operator.
+    pub(crate) fn into_nodes(self) -> Vec<Box<dyn Node + 'a>> {
+        let missing: Vec<&str> = self
+            .nodes
+            .iter()
+            .zip(self.graph.nodes)
+            .filter(|(n, _)| n.is_none())
+            .map(|(_, info)| info.name)
+            .collect();
+        assert!(
+            missing.is_empty(),
+            "ohua: the build of algorithm `{}` installed no operator for node(s) {}",
+            self.graph.algorithm,
+            missing.join(", ")
+        );
+        self.nodes.into_iter().flatten().collect()
+    }
+}

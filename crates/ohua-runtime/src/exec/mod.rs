@@ -1,0 +1,24 @@
+//! Building and running a dataflow graph.
+//!
+//! [`execute`] plans the deployment, lets generated code build the graph
+//! through a [`Builder`], runs every section and returns the value the sink
+//! left in the [`ResultSlot`].
+//!
+//! A section steps its operators in topological order, each for up to
+//! `batch_size` firings, and parks its thread when a full pass (plus a short
+//! bounded back-off) made no progress. Arcs between sections wake the other
+//! side at most once per operator step, never per message. The sleep/wake,
+//! shutdown and abort protocols are described in this folder's `README.md`.
+
+mod builder;
+mod observe;
+mod run;
+mod section;
+mod shared;
+mod slot;
+mod threads;
+
+pub use builder::Builder;
+pub use observe::{OHUA_DOT, OHUA_REPORT};
+pub use run::execute;
+pub use slot::ResultSlot;

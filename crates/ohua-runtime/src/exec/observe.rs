@@ -1,0 +1,60 @@
+//! Publishing a finished run's report: to enclosing `profile` calls, and to
+//! stderr / a DOT file when `OHUA_REPORT` / `OHUA_DOT` ask for it.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use super::section::Counters;
+use crate::context::{self, Options};
+use crate::deploy::Plan;
+use crate::graph::GraphInfo;
+use crate::report::{to_dot, NodeStats, RunReport};
+
+/// Print each run's report table to stderr when set to anything but `0`.
+pub const OHUA_REPORT: &str = "OHUA_REPORT";
+/// Write `<dir>/<algorithm>.dot` for each run into this directory.
+pub const OHUA_DOT: &str = "OHUA_DOT";
+
+/// The report of a run from its plan, wall time and per-node counters.
+pub(crate) fn make_report(
+    graph: &'static GraphInfo,
+    plan: Plan,
+    wall: Duration,
+    counters: Vec<(usize, Counters)>,
+) -> RunReport {
+    let mut nodes: Vec<NodeStats> = graph
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(id, n)| NodeStats {
+            name: n.name,
+            kind: n.kind,
+            section: plan.section_of[id],
+            firings: 0,
+            steps: 0,
+            busy: Duration::ZERO,
+        })
+        .collect();
+    for (id, c) in counters {
+        let s = &mut nodes[id];
+        s.firings = c.firings;
+        s.steps = c.steps;
+        s.busy = c.busy;
+    }
+    RunReport { algorithm: graph.algorithm, sections: plan.sections, wall, nodes, plan }
+}
+
+/// Hand `report` to every enclosing `profile` and honour the env variables.
+pub(crate) fn publish(opts: &Options, graph: &GraphInfo, report: &RunReport) {
+    context::record(opts, report);
+    if std::env::var(OHUA_REPORT).is_ok_and(|v| !v.is_empty() && v != "0") {
+        eprint!("{report}");
+    }
+    if let Some(dir) = std::env::var_os(OHUA_DOT).filter(|d| !d.is_empty()) {
+        let path = PathBuf::from(dir).join(format!("{}.dot", graph.algorithm));
+        // A diagnostic export must not fail the user's computation: warn only.
+        if let Err(e) = std::fs::write(&path, to_dot(graph, Some(&report.plan))) {
+            eprintln!("ohua: {OHUA_DOT}: cannot write `{}`: {e}", path.display());
+        }
+    }
+}

@@ -1,0 +1,97 @@
+//! `execute`: plan, build, run and tear down one algorithm call.
+
+use std::time::Instant;
+
+use super::observe::{make_report, publish};
+use super::section::Section;
+use super::shared::{Failure, RunShared};
+use super::threads::run_sections;
+use super::{Builder, ResultSlot};
+use crate::context;
+use crate::deploy::{self, Deployment, Plan};
+use crate::graph::GraphInfo;
+use crate::node::Node;
+use crate::sync::{Parker, Waker};
+
+/// Run one call of the algorithm described by `graph` and return its result.
+///
+/// The deployment comes from [`crate::context::with_deployment`] if set,
+/// otherwise from the environment ([`Deployment::from_env`]). `build`
+/// creates the graph's arcs and operators through the [`Builder`] and
+/// returns the slot its sink fills. Each section then runs on its own scoped
+/// thread, except one that runs on the calling thread, so a single-section
+/// deployment spawns no thread. All threads have joined when this returns
+/// or panics.
+///
+/// # Panics
+///
+/// * If an operator panics, the run is aborted and the panic is re-raised
+///   here with [`std::panic::resume_unwind`] and a `String` payload
+///   ``ohua operator `<name>` panicked: <original message>``.
+/// * If the deployment configuration (`OHUA_CONFIG` file or `OHUA_*`
+///   variables) is invalid; the message names the file or variable.
+/// * If `build` installed no operator for some node, or created an arc or
+///   node twice.
+/// * If the graph finished without its sink setting the result.
+///
+/// # Example
+///
+/// See the crate-level example.
+pub fn execute<'a, R: Send + 'a>(
+    graph: &'static GraphInfo,
+    build: impl FnOnce(&mut Builder<'a>) -> ResultSlot<R>,
+) -> R {
+    let opts = context::snapshot();
+    let deployment = match &opts.deployment {
+        Some(d) => d.clone(),
+        None => Deployment::from_env()
+            .unwrap_or_else(|e| panic!("ohua: cannot run algorithm `{}`: {e}", graph.algorithm)),
+    };
+    let plan = deploy::plan(graph, &deployment);
+    let parkers: Vec<Parker> = (0..plan.sections).map(|_| Parker::new()).collect();
+    let wakers: Vec<Waker> = parkers.iter().map(|p| Waker::new(p.unparker().clone())).collect();
+
+    let mut builder = Builder::new(graph, plan.clone(), wakers.clone());
+    let slot = build(&mut builder);
+    let sections = assign(graph, &plan, parkers, builder.into_nodes());
+
+    let shared = RunShared::new(wakers);
+    let start = Instant::now();
+    let counters = run_sections(graph, sections, &shared, &opts);
+    let report = make_report(graph, plan, start.elapsed(), counters);
+    publish(&opts, graph, &report);
+
+    match shared.take_failure() {
+        Some(Failure::Operator { name, message }) => std::panic::resume_unwind(Box::new(format!(
+            "ohua operator `{name}` panicked: {message}"
+        ))),
+        Some(Failure::Runtime(msg)) => {
+            panic!("ohua: run of algorithm `{}` failed: {msg}", graph.algorithm)
+        }
+        None => slot.take().unwrap_or_else(|| {
+            panic!(
+                "ohua: algorithm `{}` finished without producing a result (its sink never set it)",
+                graph.algorithm
+            )
+        }),
+    }
+}
+
+/// Distribute the operators (indexed by node id) to their sections, each
+/// section in topological order so one pass moves data through it.
+fn assign<'a>(
+    graph: &GraphInfo,
+    plan: &Plan,
+    parkers: Vec<Parker>,
+    nodes: Vec<Box<dyn Node + 'a>>,
+) -> Vec<Section<'a>> {
+    let mut sections: Vec<Section<'a>> =
+        parkers.into_iter().map(|p| Section::new(p, plan.batch_size)).collect();
+    let mut nodes: Vec<Option<Box<dyn Node + 'a>>> = nodes.into_iter().map(Some).collect();
+    for id in graph.topological_order() {
+        if let Some(node) = nodes[id].take() {
+            sections[plan.section_of[id]].push(id, node);
+        }
+    }
+    sections
+}

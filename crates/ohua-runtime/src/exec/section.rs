@@ -1,0 +1,127 @@
+//! One section: a group of operators stepped in a loop on one thread.
+//!
+//! See `README.md` in this folder for the sleep/wake and abort protocols.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::time::{Duration, Instant};
+
+use super::shared::{panic_message, Failure, RunShared};
+use crate::graph::GraphInfo;
+use crate::node::{Node, Step};
+use crate::sync::{Backoff, Parker};
+
+/// Measurements of one operator, kept by its section (no sharing needed).
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct Counters {
+    pub(crate) firings: u64,
+    pub(crate) steps: u64,
+    pub(crate) busy: Duration,
+}
+
+/// An operator and its counters; `node` is `None` once it is done.
+struct Task<'a> {
+    id: usize,
+    node: Option<Box<dyn Node + 'a>>,
+    counters: Counters,
+}
+
+/// The operators of one section, in topological order, and its parker.
+pub(crate) struct Section<'a> {
+    tasks: Vec<Task<'a>>,
+    parker: Parker,
+    batch: usize,
+}
+
+impl<'a> Section<'a> {
+    /// An empty section stepping operators with `batch` firings per step and
+    /// sleeping on `parker` (whose unparker the section's arcs hold).
+    pub(crate) fn new(parker: Parker, batch: usize) -> Self {
+        Section { tasks: Vec::new(), parker, batch }
+    }
+
+    /// Append node `id`; nodes run in the order they are added.
+    pub(crate) fn push(&mut self, id: usize, node: Box<dyn Node + 'a>) {
+        self.tasks.push(Task { id, node: Some(node), counters: Counters::default() });
+    }
+
+    /// Step the operators until all are done or the run is aborted.
+    /// Returns each operator's counters by node id.
+    pub(crate) fn run(mut self, shared: &RunShared, graph: &GraphInfo) -> Vec<(usize, Counters)> {
+        let backoff = Backoff::new();
+        let mut live = self.tasks.len();
+        while live > 0 {
+            if shared.aborted() {
+                break;
+            }
+            let mut progressed = false;
+            for task in &mut self.tasks {
+                let Some(node) = task.node.as_mut() else { continue };
+                task.counters.steps += 1;
+                let start = Instant::now();
+                let outcome = catch_unwind(AssertUnwindSafe(|| {
+                    let step = node.step(self.batch);
+                    node.flush();
+                    step
+                }));
+                match outcome {
+                    // Progress(0) did nothing; counting it as progress could
+                    // spin forever instead of parking.
+                    Ok(Step::Progress(n)) if n > 0 => {
+                        task.counters.firings += n as u64;
+                        task.counters.busy += start.elapsed();
+                        progressed = true;
+                    }
+                    Ok(Step::Progress(_) | Step::Blocked) => {}
+                    Ok(Step::Done) => {
+                        // Dropping closes the node's arcs and wakes the
+                        // sections on their other ends.
+                        drop_node(task, shared, graph);
+                        live -= 1;
+                        progressed = true;
+                    }
+                    Err(payload) => {
+                        let name = graph.nodes[task.id].name;
+                        shared.fail(Failure::Operator { name, message: panic_message(&*payload) });
+                        // Not idle: go straight to the abort check.
+                        progressed = true;
+                        break;
+                    }
+                }
+            }
+            if progressed {
+                backoff.reset();
+            } else if backoff.is_completed() {
+                // Race-free: a wake-up issued since the pass began left a
+                // token, and `park` returns at once.
+                self.parker.park();
+                backoff.reset();
+            } else {
+                backoff.snooze();
+            }
+        }
+        self.finish(shared, graph)
+    }
+
+    /// Drop every remaining operator (closing its arcs) and return the counters.
+    pub(crate) fn finish(
+        mut self,
+        shared: &RunShared,
+        graph: &GraphInfo,
+    ) -> Vec<(usize, Counters)> {
+        for task in &mut self.tasks {
+            drop_node(task, shared, graph);
+        }
+        self.tasks.iter().map(|t| (t.id, t.counters)).collect()
+    }
+}
+
+/// Drop the task's operator, reporting a panicking destructor (user state
+/// may panic in `Drop`) as a panic of that operator.
+fn drop_node(task: &mut Task<'_>, shared: &RunShared, graph: &GraphInfo) {
+    if let Some(node) = task.node.take() {
+        if let Err(payload) = catch_unwind(AssertUnwindSafe(move || drop(node))) {
+            let name = graph.nodes[task.id].name;
+            shared.fail(Failure::Operator { name, message: panic_message(&*payload) });
+        }
+    }
+}

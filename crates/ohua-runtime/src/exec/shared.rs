@@ -1,0 +1,73 @@
+//! State every section of one run shares: the abort flag, the first failure
+//! and the wakers.
+
+use std::any::Any;
+
+use crate::sync::{AtomicBool, Mutex, Ordering, Waker};
+
+/// Why a run was aborted. The first failure wins; later ones are consequences.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Failure {
+    /// An operator panicked (in `step`, `flush` or its destructor).
+    Operator {
+        /// The operator's name from the graph.
+        name: &'static str,
+        /// The panic payload as text.
+        message: String,
+    },
+    /// The runtime itself failed (a thread could not be spawned).
+    Runtime(String),
+}
+
+/// Shared by the sections of one run, borrowed by their threads.
+pub(crate) struct RunShared {
+    abort: AtomicBool,
+    failure: Mutex<Option<Failure>>,
+    wakers: Vec<Waker>,
+}
+
+impl RunShared {
+    /// Shared state for a run whose sections are woken by `wakers`.
+    pub(crate) fn new(wakers: Vec<Waker>) -> Self {
+        RunShared { abort: AtomicBool::new(false), failure: Mutex::new(None), wakers }
+    }
+
+    /// Whether the run is being aborted; sections then drop their nodes and exit.
+    #[inline]
+    pub(crate) fn aborted(&self) -> bool {
+        self.abort.load(Ordering::Acquire)
+    }
+
+    /// Record `failure` unless an earlier one was recorded, then abort the
+    /// run: set the flag and wake every section so parked ones notice.
+    pub(crate) fn fail(&self, failure: Failure) {
+        {
+            let mut slot = self.failure.lock().unwrap_or_else(|e| e.into_inner());
+            if slot.is_none() {
+                *slot = Some(failure);
+            }
+        }
+        // Set after storing so any section that sees the flag also finds the
+        // failure; the wake after the store makes the parked ones look.
+        self.abort.store(true, Ordering::Release);
+        for w in &self.wakers {
+            w.wake();
+        }
+    }
+
+    /// The first failure, if any (taken after all sections joined).
+    pub(crate) fn take_failure(&self) -> Option<Failure> {
+        self.failure.lock().unwrap_or_else(|e| e.into_inner()).take()
+    }
+}
+
+/// The text of a panic payload: `&str` or `String`, else a placeholder.
+pub(crate) fn panic_message(payload: &(dyn Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "Box<dyn Any>".to_string()
+    }
+}

@@ -1,0 +1,219 @@
+//! `carry` and `loop`: values carried from one iteration to the next.
+//!
+//! Both close a cycle through the loop body: they emit the current value of
+//! the carried variables for one iteration, then wait for the body to feed the
+//! next value back. Only one iteration per loop is in flight in this cycle,
+//! which is exactly the dependency sequential execution has; everything in the
+//! body that does not depend on the carried values still pipelines.
+
+use std::ops::ControlFlow;
+
+use super::{Node, Step};
+use crate::packet::{Level, Packet};
+use crate::port::{In, Out};
+
+enum Phase<T> {
+    /// Between activations of the parent level: no value held.
+    NeedInit,
+    /// Holding the value for the next iteration.
+    Holding(T),
+    /// Emitted an iteration; waiting for its feedback.
+    AwaitFeedback,
+}
+
+/// Loop-carried values of a `for` loop: driven by the loop's ticks.
+///
+/// Per parent activation: takes `init`; for every tick emits the held value on
+/// `current` and waits for `feedback`; at `End(level)` emits the held value on
+/// `final_out` (the values after the loop).
+pub struct Carry<T> {
+    init: In<T>,
+    ticks: In<()>,
+    feedback: In<T>,
+    level: Level,
+    current: Out<T>,
+    final_out: Out<T>,
+    phase: Phase<T>,
+}
+
+impl<T: Send> Carry<T> {
+    /// Carry for a loop entered at `level` (body at `level + 1`).
+    pub fn new(
+        init: In<T>,
+        ticks: In<()>,
+        feedback: In<T>,
+        level: Level,
+        current: Out<T>,
+        final_out: Out<T>,
+    ) -> Self {
+        Carry { init, ticks, feedback, level, current, final_out, phase: Phase::NeedInit }
+    }
+
+    /// Take the parent's initial value if none is held. False if not there yet.
+    fn ensure_value(&mut self) -> bool {
+        if let Phase::NeedInit = self.phase {
+            match self.init.pop() {
+                Some(Packet::Data(v)) => self.phase = Phase::Holding(v),
+                None => return false,
+                Some(Packet::End(l)) => panic!("ohua internal error: carry init End({l})"),
+            }
+        }
+        true
+    }
+}
+
+impl<T: Send> Node for Carry<T> {
+    fn step(&mut self, budget: usize) -> Step {
+        let mut done = 0;
+        while done < budget {
+            if let Phase::AwaitFeedback = self.phase {
+                match self.feedback.pop() {
+                    Some(Packet::Data(v)) => self.phase = Phase::Holding(v),
+                    Some(Packet::End(_)) => {} // the body echoes our markers; skip them
+                    None => break,
+                }
+                done += 1;
+                continue;
+            }
+            match self.ticks.peek() {
+                Some(Packet::Data(())) => {
+                    if self.current.room() == 0 || !self.ensure_value() {
+                        break;
+                    }
+                    self.ticks.pop();
+                    if let Phase::Holding(v) = std::mem::replace(&mut self.phase, Phase::AwaitFeedback) {
+                        self.current.send(v);
+                    }
+                }
+                Some(Packet::End(l)) if *l == self.level => {
+                    if self.current.room() == 0 || self.final_out.room() == 0 || !self.ensure_value() {
+                        break;
+                    }
+                    self.ticks.pop();
+                    if let Phase::Holding(v) = std::mem::replace(&mut self.phase, Phase::NeedInit) {
+                        self.final_out.send(v);
+                    }
+                    self.current.send_end(self.level);
+                }
+                Some(Packet::End(l)) => {
+                    let l = *l;
+                    if self.current.room() == 0 || self.final_out.room() == 0 {
+                        break;
+                    }
+                    match self.init.peek() {
+                        Some(Packet::End(m)) if *m == l => {}
+                        None if !self.init.is_closed() => break,
+                        _ => panic!("ohua internal error: carry init not at End({l})"),
+                    }
+                    self.ticks.pop();
+                    self.init.pop();
+                    self.current.send_end(l);
+                    self.final_out.send_end(l);
+                }
+                None if self.ticks.is_closed() && done == 0 => return Step::Done,
+                None => break,
+            }
+            done += 1;
+        }
+        if done > 0 {
+            Step::Progress(done)
+        } else {
+            Step::Blocked
+        }
+    }
+
+    fn flush(&mut self) {
+        self.init.flush();
+        self.ticks.flush();
+        self.feedback.flush();
+        self.current.flush();
+        self.final_out.flush();
+    }
+}
+
+/// Loop-carried values of a `while` loop or tail recursion.
+///
+/// Per parent activation: takes `init` and emits it as the first iteration;
+/// the body answers every iteration on `feedback` with `Continue(next)` (emit
+/// `next` as the following iteration) or `Break(result)` (emit `result` after
+/// the loop and end the activation).
+pub struct LoopCarry<C, B> {
+    init: In<C>,
+    feedback: In<ControlFlow<B, C>>,
+    level: Level,
+    current: Out<C>,
+    ticks: Out<()>,
+    result: Out<B>,
+    in_loop: bool,
+}
+
+impl<C: Send, B: Send> LoopCarry<C, B> {
+    /// A loop entered at `level` (body at `level + 1`).
+    pub fn new(
+        init: In<C>,
+        feedback: In<ControlFlow<B, C>>,
+        level: Level,
+        current: Out<C>,
+        ticks: Out<()>,
+        result: Out<B>,
+    ) -> Self {
+        LoopCarry { init, feedback, level, current, ticks, result, in_loop: false }
+    }
+
+    fn room(&self) -> bool {
+        self.current.room() > 0 && self.ticks.room() > 0 && self.result.room() > 0
+    }
+}
+
+impl<C: Send, B: Send> Node for LoopCarry<C, B> {
+    fn step(&mut self, budget: usize) -> Step {
+        let mut done = 0;
+        while done < budget && self.room() {
+            if self.in_loop {
+                match self.feedback.pop() {
+                    Some(Packet::Data(ControlFlow::Continue(c))) => {
+                        self.current.send(c);
+                        self.ticks.send(());
+                    }
+                    Some(Packet::Data(ControlFlow::Break(b))) => {
+                        self.result.send(b);
+                        self.current.send_end(self.level);
+                        self.ticks.send_end(self.level);
+                        self.in_loop = false;
+                    }
+                    Some(Packet::End(_)) => {} // echoed markers
+                    None => break,
+                }
+            } else {
+                match self.init.pop() {
+                    Some(Packet::Data(c)) => {
+                        self.current.send(c);
+                        self.ticks.send(());
+                        self.in_loop = true;
+                    }
+                    Some(Packet::End(l)) => {
+                        self.current.send_end(l);
+                        self.ticks.send_end(l);
+                        self.result.send_end(l);
+                    }
+                    None if self.init.is_closed() && done == 0 => return Step::Done,
+                    None => break,
+                }
+            }
+            done += 1;
+        }
+        if done > 0 {
+            Step::Progress(done)
+        } else {
+            Step::Blocked
+        }
+    }
+
+    fn flush(&mut self) {
+        self.init.flush();
+        self.feedback.flush();
+        self.current.flush();
+        self.ticks.flush();
+        self.result.flush();
+    }
+}

@@ -1,0 +1,121 @@
+//! Reading the data inputs of an operator in lock-step.
+//!
+//! All data inputs of an operator are streams of the operator's own context,
+//! so they carry one packet per activation and identical markers. The tuple
+//! impls below pop one packet from each input at a time.
+
+use crate::packet::{Level, Packet};
+use crate::port::In;
+
+/// What the heads of all data inputs show.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Head {
+    /// Every input has a data packet.
+    Data,
+    /// Every input has the same end marker.
+    End(Level),
+    /// Some input has nothing yet.
+    Empty,
+    /// Every input is closed.
+    Closed,
+}
+
+/// Classify one input's head.
+#[inline]
+pub(crate) fn head_of<T>(input: &In<T>) -> Head {
+    match input.peek() {
+        Some(Packet::Data(_)) => Head::Data,
+        Some(Packet::End(l)) => Head::End(*l),
+        None if input.is_closed() => Head::Closed,
+        None => Head::Empty,
+    }
+}
+
+/// Combine the heads of two inputs of the same context.
+///
+/// # Panics
+///
+/// Panics if the inputs disagree (one has data where another has a marker):
+/// that is a compiler bug, never a user error.
+#[inline]
+pub(crate) fn combine(a: Head, b: Head) -> Head {
+    match (a, b) {
+        (Head::Empty, _) | (_, Head::Empty) => Head::Empty,
+        (x, y) if x == y => x,
+        // One input already closed while another still has packets: the
+        // other is behind, not inconsistent, only if it is empty (handled
+        // above). Anything else breaks the stream invariant.
+        (x, y) => panic!("ohua internal error: operator inputs out of step ({x:?} vs {y:?})"),
+    }
+}
+
+/// The data inputs of an operator: a tuple of [`In`] ports.
+pub trait DataInputs: Send {
+    /// One value from each input.
+    type Item;
+    /// What the inputs show right now.
+    fn head(&self) -> Head;
+    /// Pop one data packet from each input. Call only after `head() == Head::Data`.
+    fn pop_data(&mut self) -> Self::Item;
+    /// Pop one marker from each input. Call only after `head() == Head::End(_)`.
+    fn pop_end(&mut self);
+    /// Wake producers.
+    fn flush(&mut self);
+}
+
+#[inline]
+fn data<T>(p: Option<Packet<T>>) -> T {
+    match p {
+        Some(Packet::Data(v)) => v,
+        _ => unreachable!("pop_data called without data at every head"),
+    }
+}
+
+macro_rules! impl_data_inputs {
+    ($first:ident $(, $rest:ident)*) => {
+        #[allow(non_snake_case)]
+        impl<$first: Send, $($rest: Send),*> DataInputs for (In<$first>, $(In<$rest>,)*) {
+            type Item = ($first, $($rest,)*);
+            #[inline]
+            fn head(&self) -> Head {
+                let ($first, $($rest,)*) = self;
+                let h = head_of($first);
+                $(let h = combine(h, head_of($rest));)*
+                h
+            }
+            #[inline]
+            fn pop_data(&mut self) -> Self::Item {
+                let ($first, $($rest,)*) = self;
+                (data($first.pop()), $(data($rest.pop()),)*)
+            }
+            #[inline]
+            fn pop_end(&mut self) {
+                let ($first, $($rest,)*) = self;
+                $first.pop();
+                $($rest.pop();)*
+            }
+            fn flush(&mut self) {
+                let ($first, $($rest,)*) = self;
+                $first.flush();
+                $($rest.flush();)*
+            }
+        }
+    };
+}
+
+impl_data_inputs!(A);
+impl_data_inputs!(A, B);
+impl_data_inputs!(A, B, C);
+impl_data_inputs!(A, B, C, D);
+impl_data_inputs!(A, B, C, D, E);
+impl_data_inputs!(A, B, C, D, E, F);
+impl_data_inputs!(A, B, C, D, E, F, G);
+impl_data_inputs!(A, B, C, D, E, F, G, H);
+impl_data_inputs!(A, B, C, D, E, F, G, H, I);
+impl_data_inputs!(A, B, C, D, E, F, G, H, I, J);
+impl_data_inputs!(A, B, C, D, E, F, G, H, I, J, K);
+impl_data_inputs!(A, B, C, D, E, F, G, H, I, J, K, L);
+impl_data_inputs!(A, B, C, D, E, F, G, H, I, J, K, L, M);
+impl_data_inputs!(A, B, C, D, E, F, G, H, I, J, K, L, M, N);
+impl_data_inputs!(A, B, C, D, E, F, G, H, I, J, K, L, M, N, O);
+impl_data_inputs!(A, B, C, D, E, F, G, H, I, J, K, L, M, N, O, P);

@@ -1,0 +1,49 @@
+//! Dataflow operators.
+//!
+//! Every operator implements [`Node`]. The compiler emits only the operator
+//! kinds in this module; each obeys the stream format described in
+//! `node/README.md` (data, end-of-activation markers, sticky inputs).
+
+/// Result of one [`Node::step`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// The node did this many units of work (firings or forwarded markers).
+    Progress(usize),
+    /// The node can do nothing until an input gains data or an output gains room.
+    Blocked,
+    /// The node is finished: every input is closed and nothing is pending.
+    /// The section drops it, which closes its outputs downstream.
+    Done,
+}
+
+/// A dataflow operator.
+///
+/// A section calls `step` repeatedly on each of its nodes and `flush` after
+/// each step, so wake-ups to other sections are issued once per step.
+///
+/// # Example
+///
+/// ```
+/// use ohua_runtime::node::{Node, Step};
+/// struct Nop;
+/// impl Node for Nop {
+///     fn step(&mut self, _budget: usize) -> Step { Step::Done }
+///     fn flush(&mut self) {}
+/// }
+/// assert_eq!(Nop.step(8), Step::Done);
+/// ```
+pub trait Node: Send {
+    /// Do at most `budget` firings. Must never block the thread on an arc.
+    fn step(&mut self, budget: usize) -> Step;
+    /// Wake the sections on the other ends of ports touched since the last flush.
+    fn flush(&mut self);
+}
+
+pub mod branch;
+pub mod call;
+pub mod carry;
+pub mod inputs;
+pub mod outputs;
+pub mod smap;
+pub mod source;
+pub mod sticky;

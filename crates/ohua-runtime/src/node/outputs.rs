@@ -1,0 +1,74 @@
+//! Writing all outputs of an operator at once.
+
+use crate::packet::Level;
+use crate::port::Out;
+
+/// The outputs of an operator: a tuple of [`Out`] ports (possibly empty).
+pub trait OutputSet: Send {
+    /// One value for each output.
+    type Item;
+    /// Packets every output can take right now.
+    fn room(&self) -> usize;
+    /// Send one value on each output.
+    fn send(&mut self, item: Self::Item);
+    /// Send a marker on each output.
+    fn send_end(&mut self, level: Level);
+    /// Wake consumers.
+    fn flush(&mut self);
+}
+
+impl OutputSet for () {
+    type Item = ();
+    #[inline]
+    fn room(&self) -> usize {
+        usize::MAX
+    }
+    #[inline]
+    fn send(&mut self, _: ()) {}
+    #[inline]
+    fn send_end(&mut self, _: Level) {}
+    fn flush(&mut self) {}
+}
+
+macro_rules! impl_outputs {
+    ($($name:ident $idx:tt),+) => {
+        #[allow(non_snake_case)]
+        impl<$($name: Send),+> OutputSet for ($(Out<$name>,)+) {
+            type Item = ($($name,)+);
+            #[inline]
+            fn room(&self) -> usize {
+                let mut r = usize::MAX;
+                $(r = r.min(self.$idx.room());)+
+                r
+            }
+            #[inline]
+            fn send(&mut self, item: Self::Item) {
+                $(self.$idx.send(item.$idx);)+
+            }
+            #[inline]
+            fn send_end(&mut self, level: Level) {
+                $(self.$idx.send_end(level);)+
+            }
+            fn flush(&mut self) {
+                $(self.$idx.flush();)+
+            }
+        }
+    };
+}
+
+impl_outputs!(A 0);
+impl_outputs!(A 0, B 1);
+impl_outputs!(A 0, B 1, C 2);
+impl_outputs!(A 0, B 1, C 2, D 3);
+impl_outputs!(A 0, B 1, C 2, D 3, E 4);
+impl_outputs!(A 0, B 1, C 2, D 3, E 4, F 5);
+impl_outputs!(A 0, B 1, C 2, D 3, E 4, F 5, G 6);
+impl_outputs!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
+impl_outputs!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8);
+impl_outputs!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9);
+impl_outputs!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10);
+impl_outputs!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11);
+impl_outputs!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11, M 12);
+impl_outputs!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11, M 12, N 13);
+impl_outputs!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11, M 12, N 13, O 14);
+impl_outputs!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11, M 12, N 13, O 14, P 15);

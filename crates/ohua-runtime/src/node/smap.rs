@@ -1,0 +1,158 @@
+//! `smap` and `collect`: entering and leaving a `for` loop's context.
+
+use super::{Node, Step};
+use crate::packet::{Level, Packet};
+use crate::port::{In, Out};
+
+enum Iterating<I> {
+    Idle,
+    Running(I),
+    /// The iterator returned `None`; `End(level)` still has to go out.
+    Exhausted,
+}
+
+/// Streams the elements of each collection it receives (Ohua's `[] ~>` and
+/// `[~>`): works for finite collections and for iterators whose length is
+/// only known when they end. Emits at most `budget` elements per step, so an
+/// unbounded iterator never monopolises its section.
+///
+/// # Example
+///
+/// ```
+/// use ohua_runtime::{arc::channel, port::{In, Out}, node::{Node, smap::SMap}, packet::Packet};
+/// let (mut tx, rx) = channel::<Vec<u8>>(2, None, None);
+/// let (etx, mut erx) = channel::<u8>(8, None, None);
+/// let mut n = SMap::new(In::new(rx), 0, Out::new(vec![etx]), Out::none());
+/// tx.push(Packet::Data(vec![1, 2]));
+/// n.step(16);
+/// assert_eq!(erx.pop(), Some(Packet::Data(1)));
+/// assert_eq!(erx.pop(), Some(Packet::Data(2)));
+/// assert_eq!(erx.pop(), Some(Packet::End(0)));
+/// ```
+pub struct SMap<C: IntoIterator> {
+    input: In<C>,
+    level: Level,
+    state: Iterating<C::IntoIter>,
+    elements: Out<C::Item>,
+    ticks: Out<()>,
+}
+
+impl<C> SMap<C>
+where
+    C: IntoIterator + Send,
+    C::IntoIter: Send,
+    C::Item: Send,
+{
+    /// Loop entry at level `level` (the loop body is at `level + 1`).
+    pub fn new(input: In<C>, level: Level, elements: Out<C::Item>, ticks: Out<()>) -> Self {
+        SMap { input, level, state: Iterating::Idle, elements, ticks }
+    }
+
+    fn room(&self) -> bool {
+        self.elements.room() > 0 && self.ticks.room() > 0
+    }
+}
+
+impl<C> Node for SMap<C>
+where
+    C: IntoIterator + Send,
+    C::IntoIter: Send,
+    C::Item: Send,
+{
+    fn step(&mut self, budget: usize) -> Step {
+        let mut done = 0;
+        while done < budget && self.room() {
+            match &mut self.state {
+                Iterating::Running(it) => match it.next() {
+                    Some(x) => {
+                        self.elements.send(x);
+                        self.ticks.send(());
+                    }
+                    None => self.state = Iterating::Exhausted,
+                },
+                Iterating::Exhausted => {
+                    self.elements.send_end(self.level);
+                    self.ticks.send_end(self.level);
+                    self.state = Iterating::Idle;
+                }
+                Iterating::Idle => match self.input.pop() {
+                    Some(Packet::Data(c)) => self.state = Iterating::Running(c.into_iter()),
+                    Some(Packet::End(l)) => {
+                        self.elements.send_end(l);
+                        self.ticks.send_end(l);
+                    }
+                    None if self.input.is_closed() && done == 0 => return Step::Done,
+                    None => break,
+                },
+            }
+            done += 1;
+        }
+        if done > 0 {
+            Step::Progress(done)
+        } else {
+            Step::Blocked
+        }
+    }
+
+    fn flush(&mut self) {
+        self.input.flush();
+        self.elements.flush();
+        self.ticks.flush();
+    }
+}
+
+/// Gathers one item per iteration into a collection, emitted when the loop's
+/// activation ends (Ohua's `~> []`).
+pub struct Collect<T, C> {
+    input: In<T>,
+    level: Level,
+    items: Vec<T>,
+    out: Out<C>,
+}
+
+impl<T: Send, C: FromIterator<T> + Send> Collect<T, C> {
+    /// Collect items of a depth-`level + 1` stream into one value per level-`level` activation.
+    pub fn new(input: In<T>, level: Level, out: Out<C>) -> Self {
+        Collect { input, level, items: Vec::new(), out }
+    }
+}
+
+impl<T: Send, C: FromIterator<T> + Send> Node for Collect<T, C> {
+    fn step(&mut self, budget: usize) -> Step {
+        let mut done = 0;
+        while done < budget {
+            match self.input.peek() {
+                Some(Packet::Data(_)) => {
+                    if let Some(Packet::Data(x)) = self.input.pop() {
+                        self.items.push(x);
+                    }
+                }
+                Some(Packet::End(l)) => {
+                    let l = *l;
+                    if self.out.room() == 0 {
+                        break;
+                    }
+                    self.input.pop();
+                    if l == self.level {
+                        self.out.send(self.items.drain(..).collect());
+                    } else {
+                        self.out.send_end(l);
+                    }
+                }
+                None if self.input.is_closed() && done == 0 => return Step::Done,
+                None => break,
+            }
+            done += 1;
+        }
+        if done > 0 {
+            Step::Progress(done)
+        } else {
+            Step::Blocked
+        }
+    }
+
+    fn flush(&mut self) {
+        self.input.flush();
+        self.out.flush();
+    }
+}

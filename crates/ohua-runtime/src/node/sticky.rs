@@ -1,0 +1,222 @@
+//! Sticky inputs: values from an outer loop level that stay in the operator
+//! for a whole activation of that level (see `README.md`, "Sticky inputs").
+
+use crate::packet::{Level, Packet};
+use crate::port::{In, Out};
+
+/// A value defined at level `home`, held by an operator at a deeper level.
+///
+/// # Example
+///
+/// ```
+/// use ohua_runtime::{arc::channel, port::{In, Out}, node::sticky::Sticky};
+/// let (_tx, rx) = channel::<Vec<u32>>(2, None, None);
+/// let s = Sticky::new(In::new(rx), 0, Out::none());
+/// assert_eq!(s.home(), 0);
+/// ```
+pub struct Sticky<T> {
+    input: In<T>,
+    home: Level,
+    value: Option<T>,
+    release: Out<T>,
+}
+
+/// Whether a sticky slot can take part in a firing or a marker right now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ready {
+    /// Yes.
+    Yes,
+    /// Not yet: an input is empty or an output is full.
+    Wait,
+}
+
+impl<T> Sticky<T> {
+    /// A sticky slot reading `input` (a stream of level `home`), releasing the
+    /// value at `End(home)` into `release` (use [`Out::none`] to drop it).
+    pub fn new(input: In<T>, home: Level, release: Out<T>) -> Self {
+        Sticky { input, home, value: None, release }
+    }
+
+    /// The level this value belongs to.
+    pub fn home(&self) -> Level {
+        self.home
+    }
+
+    /// Make sure the value of the current activation is held.
+    fn acquire(&mut self) -> Ready {
+        if self.value.is_some() {
+            return Ready::Yes;
+        }
+        match self.input.peek() {
+            Some(Packet::Data(_)) => {
+                if let Some(Packet::Data(v)) = self.input.pop() {
+                    self.value = Some(v);
+                }
+                Ready::Yes
+            }
+            None if !self.input.is_closed() => Ready::Wait,
+            other => panic!(
+                "ohua internal error: sticky input (level {}) expected a value, found {}",
+                self.home,
+                describe(other)
+            ),
+        }
+    }
+
+    /// Ready for a firing: the value is held.
+    #[inline]
+    pub fn ready_for_data(&mut self) -> Ready {
+        self.acquire()
+    }
+
+    /// Ready to process `End(level)` seen on the data inputs.
+    pub fn ready_for_end(&mut self, level: Level) -> Ready {
+        use std::cmp::Ordering::*;
+        match level.cmp(&self.home) {
+            Greater => Ready::Yes,
+            Equal => {
+                if self.release.room() == 0 {
+                    return Ready::Wait;
+                }
+                self.acquire()
+            }
+            Less => {
+                if self.release.room() == 0 {
+                    return Ready::Wait;
+                }
+                match self.input.peek() {
+                    Some(Packet::End(l)) if *l == level => Ready::Yes,
+                    None if !self.input.is_closed() => Ready::Wait,
+                    other => panic!(
+                        "ohua internal error: sticky input (level {}) expected End({level}), found {}",
+                        self.home,
+                        describe(other)
+                    ),
+                }
+            }
+        }
+    }
+
+    /// Process `End(level)`; only after [`Sticky::ready_for_end`] said yes.
+    pub fn on_end(&mut self, level: Level) {
+        use std::cmp::Ordering::*;
+        match level.cmp(&self.home) {
+            Greater => {}
+            Equal => {
+                let v = self.value.take().expect("acquired by ready_for_end");
+                self.release.send(v);
+            }
+            Less => {
+                self.input.pop();
+                self.release.send_end(level);
+            }
+        }
+    }
+
+    /// Take the held value for a firing.
+    #[inline]
+    pub fn take(&mut self) -> T {
+        self.value.take().expect("sticky value acquired before firing")
+    }
+
+    /// Put the value back after a firing.
+    #[inline]
+    pub fn put(&mut self, v: T) {
+        self.value = Some(v);
+    }
+
+    /// Wake producers and consumers touched since the last flush.
+    pub fn flush(&mut self) {
+        self.input.flush();
+        self.release.flush();
+    }
+}
+
+fn describe<T>(p: Option<&Packet<T>>) -> String {
+    match p {
+        Some(Packet::Data(_)) => "data".into(),
+        Some(Packet::End(l)) => format!("End({l})"),
+        None => "a closed stream".into(),
+    }
+}
+
+/// The sticky inputs of an operator: a tuple of [`Sticky`] slots (possibly empty).
+pub trait StickySet: Send {
+    /// The held values, passed by value to each firing and returned by it.
+    type Values;
+    /// Acquire every value for a firing.
+    fn ready_for_data(&mut self) -> Ready;
+    /// Check every slot for `End(level)`.
+    fn ready_for_end(&mut self, level: Level) -> Ready;
+    /// Process `End(level)` in every slot.
+    fn on_end(&mut self, level: Level);
+    /// Take all values.
+    fn take(&mut self) -> Self::Values;
+    /// Put all values back.
+    fn put(&mut self, v: Self::Values);
+    /// Wake neighbours.
+    fn flush(&mut self);
+}
+
+impl StickySet for () {
+    type Values = ();
+    #[inline]
+    fn ready_for_data(&mut self) -> Ready {
+        Ready::Yes
+    }
+    #[inline]
+    fn ready_for_end(&mut self, _: Level) -> Ready {
+        Ready::Yes
+    }
+    #[inline]
+    fn on_end(&mut self, _: Level) {}
+    #[inline]
+    fn take(&mut self) {}
+    #[inline]
+    fn put(&mut self, _: ()) {}
+    fn flush(&mut self) {}
+}
+
+macro_rules! impl_sticky {
+    ($($name:ident $idx:tt),+) => {
+        impl<$($name: Send),+> StickySet for ($(Sticky<$name>,)+) {
+            type Values = ($($name,)+);
+            #[inline]
+            fn ready_for_data(&mut self) -> Ready {
+                $(if self.$idx.ready_for_data() == Ready::Wait { return Ready::Wait; })+
+                Ready::Yes
+            }
+            fn ready_for_end(&mut self, level: Level) -> Ready {
+                $(if self.$idx.ready_for_end(level) == Ready::Wait { return Ready::Wait; })+
+                Ready::Yes
+            }
+            fn on_end(&mut self, level: Level) {
+                $(self.$idx.on_end(level);)+
+            }
+            #[inline]
+            fn take(&mut self) -> Self::Values {
+                ($(self.$idx.take(),)+)
+            }
+            #[inline]
+            fn put(&mut self, v: Self::Values) {
+                $(self.$idx.put(v.$idx);)+
+            }
+            fn flush(&mut self) {
+                $(self.$idx.flush();)+
+            }
+        }
+    };
+}
+
+impl_sticky!(A 0);
+impl_sticky!(A 0, B 1);
+impl_sticky!(A 0, B 1, C 2);
+impl_sticky!(A 0, B 1, C 2, D 3);
+impl_sticky!(A 0, B 1, C 2, D 3, E 4);
+impl_sticky!(A 0, B 1, C 2, D 3, E 4, F 5);
+impl_sticky!(A 0, B 1, C 2, D 3, E 4, F 5, G 6);
+impl_sticky!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
+impl_sticky!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8);
+impl_sticky!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9);
+impl_sticky!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10);
+impl_sticky!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11);

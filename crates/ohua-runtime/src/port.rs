@@ -1,0 +1,132 @@
+//! Operator ports: an [`In`] reads one arc; an [`Out`] writes to every arc
+//! that consumes one output (fan-out clones the value for all but the last).
+
+use crate::arc::{Receiver, Sender};
+use crate::packet::{Level, Packet};
+
+/// An input port: the consuming end of one arc.
+///
+/// # Example
+///
+/// ```
+/// use ohua_runtime::{arc::channel, port::{In, Out}, packet::Packet};
+/// let (tx, rx) = channel::<u8>(2, None, None);
+/// let (mut out, mut inp) = (Out::new(vec![tx]), In::new(rx));
+/// out.send(5);
+/// assert_eq!(inp.pop(), Some(Packet::Data(5)));
+/// ```
+pub struct In<T> {
+    rx: Receiver<T>,
+}
+
+impl<T> In<T> {
+    /// Wrap the consuming end of an arc.
+    pub fn new(rx: Receiver<T>) -> Self {
+        In { rx }
+    }
+
+    /// The next packet, if one is available.
+    #[inline]
+    pub fn peek(&self) -> Option<&Packet<T>> {
+        self.rx.peek()
+    }
+
+    /// Take the next packet, if one is available.
+    #[inline]
+    pub fn pop(&mut self) -> Option<Packet<T>> {
+        self.rx.pop()
+    }
+
+    /// Packets available now.
+    #[inline]
+    pub fn available(&self) -> usize {
+        self.rx.len()
+    }
+
+    /// The producer finished and every packet was consumed.
+    #[inline]
+    pub fn is_closed(&self) -> bool {
+        self.rx.is_closed()
+    }
+
+    /// Wake the producer if this port consumed anything since the last flush.
+    #[inline]
+    pub fn flush(&mut self) {
+        self.rx.flush()
+    }
+}
+
+/// An output port: zero or more arcs that each receive every packet.
+pub struct Out<T> {
+    txs: Vec<Sender<T>>,
+    clone: Option<fn(&T) -> T>,
+}
+
+impl<T> Out<T> {
+    /// An output with at most one consumer (no `Clone` needed).
+    ///
+    /// # Panics
+    ///
+    /// Panics if given more than one arc; use [`Out::fanout`].
+    pub fn new(txs: Vec<Sender<T>>) -> Self {
+        assert!(txs.len() <= 1, "ohua: Out::new with several arcs needs Out::fanout");
+        Out { txs, clone: None }
+    }
+
+    /// An output whose value is cloned to several consumers.
+    pub fn fanout(txs: Vec<Sender<T>>, clone: fn(&T) -> T) -> Self {
+        Out { txs, clone: Some(clone) }
+    }
+
+    /// An output nobody consumes: values are dropped.
+    pub fn none() -> Self {
+        Out { txs: Vec::new(), clone: None }
+    }
+
+    /// Packets that can be sent without overflowing any arc.
+    #[inline]
+    pub fn room(&self) -> usize {
+        match self.txs.as_slice() {
+            [] => usize::MAX,
+            [one] => one.room(),
+            many => many.iter().map(Sender::room).min().unwrap_or(usize::MAX),
+        }
+    }
+
+    /// Send one value to every consumer. The caller checked [`Out::room`].
+    #[inline]
+    pub fn send(&mut self, v: T) {
+        match self.txs.len() {
+            0 => {}
+            1 => self.txs[0].push(Packet::Data(v)),
+            n => {
+                let clone = self.clone.expect("fan-out port built without a clone function");
+                for tx in &mut self.txs[..n - 1] {
+                    tx.push(Packet::Data(clone(&v)));
+                }
+                self.txs[n - 1].push(Packet::Data(v));
+            }
+        }
+    }
+
+    /// Send an end-of-activation marker to every consumer.
+    #[inline]
+    pub fn send_end(&mut self, level: Level) {
+        for tx in &mut self.txs {
+            tx.push(Packet::End(level));
+        }
+    }
+
+    /// Whether any arc is attached.
+    pub fn is_connected(&self) -> bool {
+        !self.txs.is_empty()
+    }
+
+    /// Wake consumers that received packets since the last flush.
+    #[inline]
+    pub fn flush(&mut self) {
+        for tx in &mut self.txs {
+            tx.flush();
+        }
+    }
+}

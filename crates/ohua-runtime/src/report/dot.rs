@@ -1,0 +1,95 @@
+//! The graph in Graphviz DOT, optionally clustered by section.
+
+use std::fmt::Write;
+
+use crate::deploy::Plan;
+use crate::graph::GraphInfo;
+
+/// Render `graph` as a DOT `digraph`.
+///
+/// Nodes are labelled with their name and source label on two lines. With a
+/// `plan`, nodes are grouped into one `subgraph cluster_k` per section.
+/// Feedback arcs are dashed; every arc is labelled `from_port→to_port`.
+///
+/// # Example
+///
+/// ```
+/// use ohua_runtime::graph::{GraphInfo, NodeInfo, ArcInfo};
+/// use ohua_runtime::report::to_dot;
+/// static G: GraphInfo = GraphInfo {
+///     algorithm: "demo",
+///     nodes: &[
+///         NodeInfo { name: "demo/input#0", kind: "source", depth: 0, label: "x" },
+///         NodeInfo { name: "demo/result#1", kind: "sink", depth: 0, label: "\"y\"" },
+///     ],
+///     arcs: &[ArcInfo { from: 0, from_port: 0, to: 1, to_port: 0, feedback: false }],
+/// };
+/// let dot = to_dot(&G, None);
+/// assert!(dot.starts_with("digraph \"demo\" {"));
+/// assert!(dot.contains(r#"n1 [label="demo/result#1\n\"y\""#));
+/// assert!(dot.contains("n0 -> n1"));
+/// ```
+pub fn to_dot(graph: &GraphInfo, plan: Option<&Plan>) -> String {
+    let mut out = String::new();
+    // Writing to a String cannot fail, hence the ignored results below.
+    let _ = writeln!(out, "digraph \"{}\" {{", escape(graph.algorithm));
+    let _ = writeln!(out, "  rankdir=LR;");
+    let _ = writeln!(out, "  node [shape=box, fontname=\"monospace\"];");
+    match plan {
+        Some(p) => {
+            for s in 0..p.sections {
+                let _ = writeln!(out, "  subgraph cluster_{s} {{");
+                let _ = writeln!(out, "    label=\"section {s}\";");
+                for (id, _) in p.section_of.iter().enumerate().filter(|(_, &ps)| ps == s) {
+                    node_line(&mut out, graph, id, "    ");
+                }
+                let _ = writeln!(out, "  }}");
+            }
+            // Nodes the plan does not cover (a plan for another graph) still show.
+            for id in p.section_of.len()..graph.nodes.len() {
+                node_line(&mut out, graph, id, "  ");
+            }
+        }
+        None => {
+            for id in 0..graph.nodes.len() {
+                node_line(&mut out, graph, id, "  ");
+            }
+        }
+    }
+    for a in graph.arcs {
+        let style = if a.feedback { ", style=dashed" } else { "" };
+        let _ = writeln!(
+            out,
+            "  n{} -> n{} [label=\"{}→{}\"{style}];",
+            a.from, a.to, a.from_port, a.to_port
+        );
+    }
+    out.push_str("}\n");
+    out
+}
+
+/// One node statement.
+fn node_line(out: &mut String, graph: &GraphInfo, id: usize, indent: &str) {
+    let n = &graph.nodes[id];
+    let _ = writeln!(
+        out,
+        "{indent}n{id} [label=\"{}\\n{}\", tooltip=\"{}\"];",
+        escape(n.name),
+        escape(n.label),
+        escape(n.kind)
+    );
+}
+
+/// Escape a string for a double-quoted DOT identifier.
+fn escape(s: &str) -> String {
+    let mut e = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '"' => e.push_str("\\\""),
+            '\\' => e.push_str("\\\\"),
+            '\n' => e.push_str("\\n"),
+            c => e.push(c),
+        }
+    }
+    e
+}

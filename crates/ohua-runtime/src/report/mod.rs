@@ -1,0 +1,80 @@
+//! What a run did: per-operator firings and busy time, and the graph as DOT.
+//!
+//! Every [`crate::exec::execute`] measures its operators. The measurements
+//! reach the user three ways: [`crate::context::profile`] returns them, the
+//! environment variable `OHUA_REPORT=1` prints each run's table to stderr,
+//! and `OHUA_DOT=<dir>` writes `<dir>/<algorithm>.dot` (see [`to_dot`]).
+
+mod dot;
+mod table;
+
+use std::time::Duration;
+
+pub use dot::to_dot;
+
+use crate::deploy::Plan;
+
+/// Measurements of one run of one algorithm.
+///
+/// # Example
+///
+/// ```
+/// use std::time::Duration;
+/// use ohua_runtime::report::{NodeStats, RunReport};
+/// use ohua_runtime::deploy::Plan;
+/// let r = RunReport {
+///     algorithm: "demo",
+///     sections: 1,
+///     wall: Duration::from_millis(10),
+///     nodes: vec![NodeStats {
+///         name: "demo/f#0", kind: "call", section: 0,
+///         firings: 3, steps: 2, busy: Duration::from_millis(5),
+///     }],
+///     plan: Plan { section_of: vec![0], sections: 1, batch_size: 256,
+///                  local_capacity: 272, cross_capacity: 1024 },
+/// };
+/// assert!(r.to_string().contains("demo/f#0"));
+/// assert_eq!(r.total_firings(), 3);
+/// ```
+#[derive(Debug, Clone)]
+pub struct RunReport {
+    /// The algorithm that ran.
+    pub algorithm: &'static str,
+    /// Number of sections (threads) it ran on.
+    pub sections: usize,
+    /// Wall-clock time from the first step to the last section's exit.
+    pub wall: Duration,
+    /// One entry per operator, indexed by node id.
+    pub nodes: Vec<NodeStats>,
+    /// The deployment the run used.
+    pub plan: Plan,
+}
+
+/// Measurements of one operator in one run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NodeStats {
+    /// The operator's stable name (`algorithm/function#callsite`).
+    pub name: &'static str,
+    /// The operator's kind (`call`, `smap`, ...).
+    pub kind: &'static str,
+    /// The section that ran it.
+    pub section: usize,
+    /// Units of work done: the sum of its `Step::Progress(n)`.
+    pub firings: u64,
+    /// Times the section stepped it, including steps that found no work.
+    pub steps: u64,
+    /// Time spent in steps that made progress.
+    pub busy: Duration,
+}
+
+impl RunReport {
+    /// Sum of all operators' firings.
+    pub fn total_firings(&self) -> u64 {
+        self.nodes.iter().map(|n| n.firings).sum()
+    }
+
+    /// The statistics of the operator with this name, if it ran.
+    pub fn node(&self, name: &str) -> Option<&NodeStats> {
+        self.nodes.iter().find(|n| n.name == name)
+    }
+}

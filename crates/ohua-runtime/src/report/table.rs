@@ -1,0 +1,84 @@
+//! The human-readable per-operator time breakdown.
+
+use std::fmt;
+
+use super::RunReport;
+
+impl fmt::Display for RunReport {
+    /// A header line, then one aligned row per operator, busiest first:
+    /// node, kind, section, firings, busy ms and busy % of the wall time.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let wall_ms = self.wall.as_secs_f64() * 1e3;
+        writeln!(
+            f,
+            "ohua run `{}`: {} section(s), wall {:.3} ms, batch {}, arc capacity {}",
+            self.algorithm, self.sections, wall_ms, self.plan.batch_size, self.plan.cross_capacity
+        )?;
+        let mut rows: Vec<_> = self.nodes.iter().collect();
+        // Busiest first; ties by name so the table is deterministic.
+        rows.sort_by(|a, b| b.busy.cmp(&a.busy).then(a.name.cmp(b.name)));
+        let name_w = rows.iter().map(|r| r.name.len()).chain(["node".len()]).max().unwrap_or(4);
+        let kind_w = rows.iter().map(|r| r.kind.len()).chain(["kind".len()]).max().unwrap_or(4);
+        writeln!(
+            f,
+            "{:<name_w$}  {:<kind_w$}  {:>7}  {:>12}  {:>10}  {:>6}",
+            "node", "kind", "section", "firings", "busy ms", "busy %"
+        )?;
+        for r in rows {
+            let busy_ms = r.busy.as_secs_f64() * 1e3;
+            // A zero wall time only happens for trivial runs; show 0 % then.
+            let pct = if wall_ms > 0.0 { busy_ms / wall_ms * 100.0 } else { 0.0 };
+            writeln!(
+                f,
+                "{:<name_w$}  {:<kind_w$}  {:>7}  {:>12}  {:>10.3}  {:>6.1}",
+                r.name, r.kind, r.section, r.firings, busy_ms, pct
+            )?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use crate::deploy::Plan;
+    use crate::report::{NodeStats, RunReport};
+
+    fn stats(name: &'static str, busy_ms: u64) -> NodeStats {
+        NodeStats {
+            name,
+            kind: "call",
+            section: 0,
+            firings: 1,
+            steps: 1,
+            busy: Duration::from_millis(busy_ms),
+        }
+    }
+
+    #[test]
+    fn rows_are_sorted_by_busy_time_and_aligned() {
+        let r = RunReport {
+            algorithm: "t",
+            sections: 1,
+            wall: Duration::from_millis(100),
+            nodes: vec![stats("t/short#0", 1), stats("t/a_longer_name#1", 50)],
+            plan: Plan {
+                section_of: vec![0, 0],
+                sections: 1,
+                batch_size: 1,
+                local_capacity: 17,
+                cross_capacity: 1,
+            },
+        };
+        let text = r.to_string();
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines[0].contains("ohua run `t`"));
+        assert!(lines[2].starts_with("t/a_longer_name#1"));
+        assert!(lines[3].starts_with("t/short#0"));
+        assert!(lines[2].contains("50.0"));
+        // Aligned: every row as long as the column header.
+        assert_eq!(lines[1].len(), lines[2].len());
+        assert_eq!(lines[2].len(), lines[3].len());
+    }
+}

@@ -1,0 +1,183 @@
+//! Deployment configuration: the TOML file, environment variables and their
+//! precedence (through the injectable lookup, so no process env is touched).
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use ohua_runtime::deploy::{from_env_with, DeployError, Deployment, SectionRule, SectionStrategy};
+
+fn lookup(vars: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
+    let map: HashMap<String, String> =
+        vars.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    move |k| map.get(k).cloned()
+}
+
+/// A config file unique to this test, removed when dropped.
+struct TempConfig(PathBuf);
+
+impl TempConfig {
+    fn new(name: &str, text: &str) -> Self {
+        let path = std::env::temp_dir()
+            .join(format!("ohua-runtime-config-{}-{name}.toml", std::process::id()));
+        std::fs::write(&path, text).unwrap();
+        TempConfig(path)
+    }
+
+    fn path(&self) -> &str {
+        self.0.to_str().unwrap()
+    }
+}
+
+impl Drop for TempConfig {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+#[test]
+fn toml_with_every_key() {
+    let d = Deployment::from_toml_str(
+        r#"
+        workers = 2
+        batch_size = 64
+        arc_capacity = 8
+        sections = "random:3:42"
+        "#,
+    )
+    .unwrap();
+    let want = Deployment {
+        workers: 2,
+        sections: SectionStrategy::Random { sections: 3, seed: 42 },
+        batch_size: 64,
+        arc_capacity: 8,
+    };
+    assert_eq!(d, want);
+}
+
+#[test]
+fn toml_rules_win_over_sections() {
+    let d = Deployment::from_toml_str(
+        r#"
+        sections = "single"
+        [[section]]
+        ops = ["word_freq/split#.*", "word_freq/normalize#.*"]
+        [[section]]
+        ops = ["word_freq/add#.*"]
+        "#,
+    )
+    .unwrap();
+    let want = vec![
+        SectionRule::new(["word_freq/split#.*", "word_freq/normalize#.*"]).unwrap(),
+        SectionRule::new(["word_freq/add#.*"]).unwrap(),
+    ];
+    assert_eq!(d.sections, SectionStrategy::Rules(want));
+    assert_eq!(d.batch_size, 256, "unset keys keep their defaults");
+}
+
+#[test]
+fn empty_toml_is_the_default() {
+    assert_eq!(Deployment::from_toml_str("").unwrap(), Deployment::default());
+}
+
+#[test]
+fn toml_errors() {
+    let err = |s: &str| Deployment::from_toml_str(s).unwrap_err();
+    assert!(matches!(err("wrokers = 2"), DeployError::Toml { .. }));
+    assert!(err("wrokers = 2").to_string().contains("wrokers"));
+    assert!(matches!(err("[[section]]\nops = [\"a\"]\nname = \"x\""), DeployError::Toml { .. }));
+    assert!(matches!(err("workers = \"two\""), DeployError::Toml { .. }));
+    assert!(matches!(err("workers = 0"), DeployError::Value { .. }));
+    assert!(matches!(err("batch_size = -3"), DeployError::Value { .. }));
+    assert!(matches!(err("sections = \"fast\""), DeployError::Strategy(_)));
+    assert!(matches!(err("sections = \"random:0:1\""), DeployError::Strategy(_)));
+    let bad_regex = err("[[section]]\nops = [\"split(\"]");
+    assert!(matches!(bad_regex, DeployError::Regex { .. }));
+    assert!(bad_regex.to_string().contains("split("));
+}
+
+#[test]
+fn strategy_strings() {
+    for (s, want) in [
+        ("auto", SectionStrategy::Auto),
+        ("single", SectionStrategy::Single),
+        ("per-op", SectionStrategy::PerOperator),
+        ("random:2:9", SectionStrategy::Random { sections: 2, seed: 9 }),
+    ] {
+        assert_eq!(s.parse::<SectionStrategy>().unwrap(), want);
+        assert_eq!(want.to_string(), s);
+    }
+    for bad in ["", "random", "random:2", "random:x:1", "random:2:-1", "Auto"] {
+        assert!(bad.parse::<SectionStrategy>().is_err(), "{bad:?}");
+    }
+}
+
+#[test]
+fn env_without_variables_is_the_default() {
+    assert_eq!(from_env_with(lookup(&[])).unwrap(), Deployment::default());
+    // Empty values count as unset.
+    assert_eq!(from_env_with(lookup(&[("OHUA_WORKERS", "")])).unwrap(), Deployment::default());
+}
+
+#[test]
+fn env_variables() {
+    let d = from_env_with(lookup(&[
+        ("OHUA_WORKERS", "3"),
+        ("OHUA_SECTIONS", "per-op"),
+        ("OHUA_BATCH", "16"),
+        ("OHUA_ARC_CAPACITY", "4"),
+    ]))
+    .unwrap();
+    let want = Deployment {
+        workers: 3,
+        sections: SectionStrategy::PerOperator,
+        batch_size: 16,
+        arc_capacity: 4,
+    };
+    assert_eq!(d, want);
+}
+
+#[test]
+fn env_overrides_the_file_which_overrides_defaults() {
+    let file =
+        TempConfig::new("layers", "workers = 5\nbatch_size = 7\n[[section]]\nops = [\".*\"]");
+    let d = from_env_with(lookup(&[("OHUA_CONFIG", file.path()), ("OHUA_WORKERS", "2")])).unwrap();
+    assert_eq!(d.workers, 2, "env beats file");
+    assert_eq!(d.batch_size, 7, "file beats default");
+    assert_eq!(d.arc_capacity, 1024, "default where nobody says");
+    assert!(matches!(d.sections, SectionStrategy::Rules(_)));
+    let d = from_env_with(lookup(&[("OHUA_CONFIG", file.path()), ("OHUA_SECTIONS", "single")]))
+        .unwrap();
+    assert_eq!(d.sections, SectionStrategy::Single, "env sections beat file rules");
+}
+
+#[test]
+fn env_errors_name_the_variable() {
+    for (var, value) in [
+        ("OHUA_WORKERS", "zero"),
+        ("OHUA_WORKERS", "0"),
+        ("OHUA_SECTIONS", "random:1"),
+        ("OHUA_BATCH", "-1"),
+        ("OHUA_ARC_CAPACITY", "1k"),
+    ] {
+        let err = from_env_with(lookup(&[(var, value)])).unwrap_err();
+        assert!(matches!(err, DeployError::Env { var: v, .. } if v == var), "{err:?}");
+        let text = err.to_string();
+        assert!(text.contains(var) && text.contains(value), "{text}");
+    }
+}
+
+#[test]
+fn file_errors_name_the_file() {
+    let missing = "/nonexistent/ohua/deploy.toml";
+    let err = from_env_with(lookup(&[("OHUA_CONFIG", missing)])).unwrap_err();
+    assert!(matches!(err, DeployError::Io { .. }));
+    assert!(err.to_string().contains(missing));
+
+    let file = TempConfig::new("bad", "workers = 1\nthreads = 4\n");
+    let err = from_env_with(lookup(&[("OHUA_CONFIG", file.path())])).unwrap_err();
+    assert!(
+        matches!(&err, DeployError::File { error, .. } if matches!(**error, DeployError::Toml { .. }))
+    );
+    let text = err.to_string();
+    assert!(text.contains(file.path()) && text.contains("threads"), "{text}");
+}

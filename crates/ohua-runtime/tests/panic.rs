@@ -1,0 +1,117 @@
+//! Operator panics reach the caller, named, after every section shut down.
+//!
+//! This binary's tests are the only users of the `boom` graph, so counting
+//! threads named `ohua-boom-*` is not disturbed by concurrent tests.
+
+mod common;
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use common::graphs::{run_pipeline, BOOM, PIPE};
+use common::nodes::{Count, Map};
+use common::{expect_panic, thread_names, watchdog};
+use ohua_runtime::context::with_deployment;
+use ohua_runtime::deploy::{Deployment, SectionStrategy};
+use ohua_runtime::exec::{execute, ResultSlot};
+use ohua_runtime::port::{In, Out};
+
+/// Most `ohua-boom-*` threads seen alive while an operator panicked.
+static SEEN_ALIVE: AtomicUsize = AtomicUsize::new(0);
+
+fn boom_threads() -> usize {
+    thread_names().iter().filter(|n| n.starts_with("ohua-boom-")).count()
+}
+
+#[test]
+fn a_panicking_operator_aborts_the_run_and_is_reraised_by_name() {
+    let strategies = [
+        SectionStrategy::Single,
+        SectionStrategy::PerOperator,
+        SectionStrategy::Auto,
+        SectionStrategy::Random { sections: 3, seed: 1 },
+    ];
+    watchdog(60, move || {
+        for sections in strategies {
+            let label = sections.to_string();
+            let d = Deployment { workers: 2, sections, batch_size: 4, arc_capacity: 2 };
+            let msg = expect_panic(|| {
+                with_deployment(d, || {
+                    run_pipeline(&BOOM, 100_000, |x| {
+                        if x == 500 {
+                            SEEN_ALIVE.fetch_max(boom_threads(), Ordering::Relaxed);
+                            panic!("boom at {x}");
+                        }
+                        x
+                    })
+                })
+            });
+            assert_eq!(msg, "ohua operator `boom/explode#2` panicked: boom at 500", "{label}");
+            // `execute` returned, so its scope joined every section thread.
+            assert_eq!(boom_threads(), 0, "{label}: leaked section threads");
+        }
+    });
+    // The count is meaningful: section threads were alive during the runs.
+    assert!(SEEN_ALIVE.load(Ordering::Relaxed) >= 4);
+}
+
+#[test]
+fn non_string_payloads_are_named_box_dyn_any() {
+    let d =
+        Deployment { workers: 2, sections: SectionStrategy::PerOperator, ..Deployment::default() };
+    let msg = watchdog(60, move || {
+        expect_panic(|| {
+            with_deployment(d, || run_pipeline(&PIPE, 10, |_| std::panic::panic_any(42_u32)))
+        })
+    });
+    assert_eq!(msg, "ohua operator `pipe/inc#2` panicked: Box<dyn Any>");
+}
+
+#[test]
+fn a_missing_operator_is_reported_by_name() {
+    let msg = expect_panic(|| {
+        execute(&PIPE, |b| {
+            let (t0, r0) = b.arc(0);
+            let (t1, _r1) = b.arc(1);
+            b.node(0, Count::new(Out::new(vec![t0]), 3));
+            b.node(1, Map::new(In::new(r0), Out::new(vec![t1]), |x| x));
+            b.result_slot::<Vec<u64>>()
+        })
+    });
+    assert!(msg.contains("installed no operator"), "{msg}");
+    assert!(msg.contains("pipe/inc#2, pipe/inc#3, pipe/sink#4"), "{msg}");
+}
+
+#[test]
+fn a_run_without_result_names_the_algorithm() {
+    let d = Deployment { sections: SectionStrategy::Single, ..Deployment::default() };
+    let msg = expect_panic(|| {
+        with_deployment(d, || {
+            execute(&PIPE, |b| {
+                let (t0, r0) = b.arc(0);
+                let (t1, r1) = b.arc(1);
+                let (t2, r2) = b.arc(2);
+                let (t3, r3) = b.arc(3);
+                b.node(0, Count::new(Out::new(vec![t0]), 3));
+                b.node(1, Map::new(In::new(r0), Out::new(vec![t1]), |x| x));
+                b.node(2, Map::new(In::new(r1), Out::new(vec![t2]), |x| x));
+                b.node(3, Map::new(In::new(r2), Out::new(vec![t3]), |x| x));
+                // A sink that drains its input but never sets the result.
+                b.node(4, Map::new(In::new(r3), Out::none(), |x| x));
+                ResultSlot::<u64>::new()
+            })
+        })
+    });
+    assert!(msg.contains("`pipe` finished without producing a result"), "{msg}");
+}
+
+#[test]
+fn creating_an_arc_twice_is_a_bug_in_the_build() {
+    let msg = expect_panic(|| {
+        execute(&PIPE, |b| {
+            let _first = b.arc::<u64>(0);
+            let _second = b.arc::<u64>(0);
+            b.result_slot::<u64>()
+        })
+    });
+    assert!(msg.contains("arc 0 of algorithm `pipe` created twice"), "{msg}");
+}

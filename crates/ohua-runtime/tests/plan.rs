@@ -1,0 +1,139 @@
+//! `deploy::plan` for every section strategy.
+
+mod common;
+
+use common::graphs::{INDEP, LOOPY, PIPE};
+use ohua_runtime::deploy::{plan, Deployment, Plan, SectionRule, SectionStrategy};
+use ohua_runtime::graph::{GraphInfo, NodeInfo};
+
+fn with(sections: SectionStrategy, workers: usize) -> Deployment {
+    Deployment { workers, sections, batch_size: 32, arc_capacity: 100 }
+}
+
+/// Every section in `0..sections` holds at least one node.
+fn assert_dense(p: &Plan) {
+    for s in 0..p.sections {
+        assert!(p.section_of.contains(&s), "section {s} is empty in {p:?}");
+    }
+    assert!(p.section_of.iter().all(|&s| s < p.sections));
+}
+
+/// Sections are contiguous runs of the topological order, numbered in order.
+fn assert_contiguous(g: &GraphInfo, p: &Plan) {
+    let along: Vec<usize> = g.topological_order().iter().map(|&i| p.section_of[i]).collect();
+    assert!(along.windows(2).all(|w| w[1] == w[0] || w[1] == w[0] + 1), "{along:?}");
+}
+
+#[test]
+fn capacities_and_batch() {
+    let p = plan(&PIPE, &with(SectionStrategy::Single, 1));
+    assert_eq!((p.batch_size, p.local_capacity, p.cross_capacity), (32, 48, 100));
+    let zero =
+        Deployment { workers: 0, sections: SectionStrategy::Auto, batch_size: 0, arc_capacity: 0 };
+    let p = plan(&PIPE, &zero);
+    assert_eq!((p.sections, p.batch_size, p.local_capacity, p.cross_capacity), (1, 1, 17, 1));
+}
+
+#[test]
+fn single_and_per_operator() {
+    let p = plan(&PIPE, &with(SectionStrategy::Single, 8));
+    assert_eq!((p.sections, p.section_of), (1, vec![0; 5]));
+    let p = plan(&PIPE, &with(SectionStrategy::PerOperator, 1));
+    assert_eq!((p.sections, p.section_of), (5, vec![0, 1, 2, 3, 4]));
+}
+
+#[test]
+fn auto_with_one_worker_is_single() {
+    let p = plan(&PIPE, &with(SectionStrategy::Auto, 1));
+    assert_eq!((p.sections, p.section_of), (1, vec![0; 5]));
+}
+
+#[test]
+fn auto_balances_weight_in_contiguous_chunks() {
+    // source 0.25 | call 1 | call 1 | call 1 | sink 0.25 over two workers.
+    let p = plan(&PIPE, &with(SectionStrategy::Auto, 2));
+    assert_eq!(p.sections, 2);
+    assert_eq!(p.section_of, vec![0, 0, 0, 1, 1]);
+    assert_contiguous(&PIPE, &p);
+    let p = plan(&PIPE, &with(SectionStrategy::Auto, 3));
+    assert_eq!(p.section_of, vec![0, 0, 1, 2, 2]);
+    assert_contiguous(&PIPE, &p);
+    // The independent chains split between them.
+    let p = plan(&INDEP, &with(SectionStrategy::Auto, 2));
+    assert_eq!(p.section_of, vec![0, 0, 0, 1, 1, 1]);
+}
+
+#[test]
+fn auto_never_makes_more_sections_than_nodes() {
+    let p = plan(&PIPE, &with(SectionStrategy::Auto, 64));
+    assert_eq!((p.sections, p.section_of), (5, vec![0, 1, 2, 3, 4]));
+    static ONE: GraphInfo = GraphInfo {
+        algorithm: "one",
+        nodes: &[NodeInfo { name: "one/x#0", kind: "call", depth: 0, label: "x" }],
+        arcs: &[],
+    };
+    assert_eq!(plan(&ONE, &with(SectionStrategy::Auto, 4)).sections, 1);
+    static EMPTY: GraphInfo = GraphInfo { algorithm: "empty", nodes: &[], arcs: &[] };
+    let p = plan(&EMPTY, &with(SectionStrategy::Auto, 4));
+    assert_eq!((p.sections, p.section_of.len()), (1, 0));
+}
+
+#[test]
+fn auto_ignores_feedback_for_the_order() {
+    let p = plan(&LOOPY, &with(SectionStrategy::Auto, 2));
+    assert_eq!(p.sections, 2);
+    assert_dense(&p);
+    assert_contiguous(&LOOPY, &p);
+}
+
+#[test]
+fn random_is_seeded_and_dense() {
+    let d = with(SectionStrategy::Random { sections: 3, seed: 42 }, 2);
+    let p = plan(&INDEP, &d);
+    assert_eq!(p, plan(&INDEP, &d), "same seed, same plan");
+    assert!(p.sections <= 3);
+    assert_dense(&p);
+    let plans: Vec<Vec<usize>> = (0..10)
+        .map(|seed| {
+            plan(&INDEP, &with(SectionStrategy::Random { sections: 3, seed }, 2)).section_of
+        })
+        .collect();
+    assert!(plans.iter().any(|p| p != &plans[0]), "seeds should vary the plan");
+    // More sections than nodes: empty ones are removed.
+    let p = plan(&PIPE, &with(SectionStrategy::Random { sections: 1000, seed: 3 }, 2));
+    assert!(p.sections <= 5);
+    assert_dense(&p);
+}
+
+#[test]
+fn rules_first_match_wins_and_unmatched_share_a_section() {
+    let rules = vec![
+        SectionRule::new(["pipe/inc#[12]"]).unwrap(),
+        // Also matches `inc#1`/`inc#2`, but the first rule took them.
+        SectionRule::new(["pipe/inc#.*"]).unwrap(),
+    ];
+    let p = plan(&PIPE, &with(SectionStrategy::Rules(rules), 2));
+    // count and sink match nothing: the extra section after the rules.
+    assert_eq!((p.sections, p.section_of), (3, vec![2, 0, 0, 1, 2]));
+}
+
+#[test]
+fn rules_are_anchored() {
+    // `inc` alone matches no full name; `pipe/inc` is only a prefix.
+    let rules = vec![SectionRule::new(["inc", "pipe/inc"]).unwrap()];
+    let p = plan(&PIPE, &with(SectionStrategy::Rules(rules), 2));
+    assert_eq!((p.sections, p.section_of), (1, vec![0; 5]));
+}
+
+#[test]
+fn rules_that_match_nothing_are_removed() {
+    let rules = vec![
+        SectionRule::new(["nothing/.*"]).unwrap(),
+        SectionRule::new(["pipe/sink#4"]).unwrap(),
+        SectionRule::new(["also-nothing"]).unwrap(),
+        SectionRule::new([".*"]).unwrap(),
+    ];
+    let p = plan(&PIPE, &with(SectionStrategy::Rules(rules), 2));
+    // Rules 0 and 2 and the (unused) extra section vanish; order is kept.
+    assert_eq!((p.sections, p.section_of), (2, vec![1, 1, 1, 1, 0]));
+}

@@ -1,0 +1,58 @@
+//! # Ohua: implicit parallelism for Rust
+//!
+//! Write an *algorithm*: an ordinary Rust function that composes stateful
+//! functions (methods on objects that own their state) and plain functions.
+//! Mark it `#[ohua::algorithm]`. The compiler extracts its dataflow graph and
+//! the runtime executes that graph in parallel (pipeline, task and data
+//! parallelism), returning exactly what the same body returns when run as
+//! plain sequential Rust.
+//!
+//! ```
+//! use ohua::algorithm;
+//!
+//! struct Counter { n: u64 }
+//! impl Counter {
+//!     fn new() -> Self { Counter { n: 0 } }
+//!     fn add(&mut self, x: u64) { self.n += x; }
+//!     fn total(&self) -> u64 { self.n }
+//! }
+//! fn square(x: u64) -> u64 { x * x }
+//!
+//! #[algorithm]
+//! fn sum_of_squares(xs: Vec<u64>) -> u64 {
+//!     let mut c = Counter::new();
+//!     for x in xs {
+//!         let y = square(x);
+//!         c.add(y);
+//!     }
+//!     c.total()
+//! }
+//!
+//! assert_eq!(sum_of_squares(vec![1, 2, 3]), 14);
+//! // The same body, run as plain sequential Rust:
+//! assert_eq!(ohua::sequential(|| sum_of_squares(vec![1, 2, 3])), 14);
+//! ```
+//!
+//! See the README for the language, deployment configuration, observability
+//! and the exact semantic guarantee.
+#![warn(missing_docs)]
+
+pub use ohua_macros::algorithm;
+pub use ohua_runtime::context::{is_sequential, profile, sequential, with_deployment};
+pub use ohua_runtime::deploy::{Deployment, SectionRule, SectionStrategy};
+pub use ohua_runtime::report::{to_dot, NodeStats, RunReport};
+
+/// Items the generated code refers to. Not a stable API.
+#[doc(hidden)]
+pub mod __private {
+    pub use ohua_runtime::context::is_sequential;
+    pub use ohua_runtime::exec::execute;
+    pub use ohua_runtime::graph::{ArcInfo, GraphInfo, NodeInfo};
+    pub use ohua_runtime::node::branch::{Merge, Switch};
+    pub use ohua_runtime::node::call::Call;
+    pub use ohua_runtime::node::carry::{Carry, LoopCarry};
+    pub use ohua_runtime::node::smap::{Collect, SMap};
+    pub use ohua_runtime::node::source::{Sink, Source};
+    pub use ohua_runtime::node::sticky::Sticky;
+    pub use ohua_runtime::port::{In, Out};
+}
