@@ -1,1 +1,92 @@
-//! Conformance suite.
+//! Conformance suite: every language construct, and generated programs,
+//! checked against plain sequential execution of the same body.
+//!
+//! [`check`] runs an algorithm call sequentially (`ohua::sequential`) and then
+//! under every deployment of [`deployments`], and asserts identical results.
+//! State objects used by the tests record every method call in a [`Log`], and
+//! the algorithms return those logs, so "every state object receives the same
+//! calls in the same order" is checked too.
+
+use std::fmt::Debug;
+
+use ohua::{Deployment, SectionStrategy};
+
+/// The deployments every conformance test runs under.
+pub fn deployments() -> Vec<(String, Deployment)> {
+    let base = Deployment::default();
+    let mut ds = vec![
+        ("1 worker, 1 section".to_string(), Deployment { workers: 1, sections: SectionStrategy::Single, ..base.clone() }),
+        (
+            "2 workers, one section per operator, tiny arcs".to_string(),
+            Deployment { workers: 2, sections: SectionStrategy::PerOperator, batch_size: 2, arc_capacity: 2, ..base.clone() },
+        ),
+        ("2 workers, auto".to_string(), Deployment { workers: 2, sections: SectionStrategy::Auto, ..base.clone() }),
+    ];
+    for seed in 0..3 {
+        ds.push((
+            format!("2 workers, random sections seed {seed}"),
+            Deployment {
+                workers: 2,
+                sections: SectionStrategy::Random { sections: 3, seed },
+                batch_size: 1 + seed as usize,
+                arc_capacity: 1 + seed as usize,
+                ..base.clone()
+            },
+        ));
+    }
+    ds
+}
+
+/// Assert that `run` returns the same value in every deployment as it does
+/// sequentially.
+///
+/// # Panics
+///
+/// With the deployment's name if any result differs.
+pub fn check<R: PartialEq + Debug>(run: impl Fn() -> R) -> R {
+    let expected = ohua::sequential(&run);
+    for (name, d) in deployments() {
+        let got = ohua::with_deployment(d, &run);
+        assert_eq!(got, expected, "deployment `{name}` differs from sequential execution");
+    }
+    expected
+}
+
+/// A state object that records every call it receives.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Log {
+    /// Calls in order, e.g. `"push(3)"`.
+    pub calls: Vec<String>,
+    /// A running value the methods update.
+    pub acc: i64,
+}
+
+impl Log {
+    /// A fresh log.
+    pub fn new() -> Self {
+        Log::default()
+    }
+
+    /// Record `push(x)` and add `x`; returns the new running value.
+    pub fn push(&mut self, x: i64) -> i64 {
+        self.calls.push(format!("push({x})"));
+        self.acc += x;
+        self.acc
+    }
+
+    /// Record `mark(tag)`.
+    pub fn mark(&mut self, tag: &str) {
+        self.calls.push(format!("mark({tag})"));
+    }
+
+    /// Read the running value (recorded too).
+    pub fn peek(&mut self) -> i64 {
+        self.calls.push("peek".into());
+        self.acc
+    }
+
+    /// The recorded calls.
+    pub fn finish(self) -> (Vec<String>, i64) {
+        (self.calls, self.acc)
+    }
+}

@@ -24,7 +24,9 @@ pub(super) fn call(g: &Graph, n: usize, c: &CallNode) -> TokenStream {
         None => quote!(_),
     });
     let sticky_idents: Vec<_> = c.sticky.iter().map(|s| &s.ident).collect();
-    let returns = &c.returns;
+    // Spanned at the user's names, so a value that borrows from another local
+    // (which cannot leave its operator) is reported at the user's binding.
+    let returns = c.returns.iter().map(|r| quote::quote_spanned!(r.span()=> #r));
     let stmt = statement(&c.code, c);
     quote! {
         #rt::Call::new(

@@ -118,7 +118,6 @@ impl Lower<'_> {
     /// A code node: route every input, decide data vs sticky, wire outputs.
     fn call(&mut self, n: &NodeOp, ctx: CtxId) {
         let generated = !matches!(n.code, Code::Let { .. } | Code::Assign { .. } | Code::IfSelector(_) | Code::MatchDispatch { .. });
-        let id = self.add(Node::new(n.name.clone(), self.ctxs[ctx].depth, Kind::Source(None), label(n)));
         let mut data: Vec<(Option<syn::Ident>, Src)> = Vec::new();
         let mut sticky: Vec<(Sticky, Src, Option<(CtxId, VarId)>)> = Vec::new();
         let mut threaded: Vec<(syn::Ident, VarId)> = Vec::new();
@@ -141,6 +140,9 @@ impl Lower<'_> {
             let tick = self.tick(ctx);
             data.push((None, tick));
         }
+        // Allocate the node only now, after routing created any switch it
+        // reads from: code generation emits nodes in id order, producers first.
+        let id = self.add(Node::new(n.name.clone(), self.ctxs[ctx].depth, Kind::Source(None), label(n)));
         let mut returns: Vec<syn::Ident> = n
             .outputs
             .iter()
