@@ -149,14 +149,7 @@ fn matches(msgs: Vec<Msg>) -> (Vec<String>, i64) {
 
 #[test]
 fn match_with_bindings_guards_and_state() {
-    let msgs = vec![
-        Msg::Add(1),
-        Msg::Mark("m".into()),
-        Msg::Add(500),
-        Msg::Pair(2, 3),
-        Msg::Quit,
-        Msg::Add(7),
-    ];
+    let msgs = vec![Msg::Add(1), Msg::Mark("m".into()), Msg::Add(500), Msg::Pair(2, 3), Msg::Quit, Msg::Add(7)];
     check(|| matches(msgs.clone()));
 }
 

@@ -1,1 +1,98 @@
-fn main() {}
+//! `ohua`: inspect how the compiler sees an algorithm.
+//!
+//! ```text
+//! ohua dump src/lib.rs                      # every stage of every #[algorithm] in the file
+//! ohua dump src/lib.rs --stage graph        # one stage: ast | ir | graph | dot | code
+//! ohua dump src/lib.rs --algorithm word_freq --stage dot > g.dot
+//! ```
+
+use anyhow::{bail, Context, Result};
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(name = "ohua", version, about = "Inspect Ohua algorithms: every compiler stage, the dataflow graph as DOT")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Print compiler stages of the `#[algorithm]` functions in a Rust file.
+    Dump {
+        /// The Rust source file.
+        file: std::path::PathBuf,
+        /// Stage to print: ast, ir, graph, dot, code, or all.
+        #[arg(long, default_value = "all")]
+        stage: String,
+        /// Only this algorithm.
+        #[arg(long)]
+        algorithm: Option<String>,
+    },
+}
+
+fn is_algorithm(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|a| a.path().segments.last().is_some_and(|s| s.ident == "algorithm"))
+}
+
+/// Algorithms of a file: top-level `#[algorithm] fn`s, and groups inside `#[algorithm] mod`s.
+fn groups(file: &syn::File) -> Vec<Vec<syn::ItemFn>> {
+    let mut out = Vec::new();
+    for item in &file.items {
+        match item {
+            syn::Item::Fn(f) if is_algorithm(&f.attrs) => out.push(vec![f.clone()]),
+            syn::Item::Mod(m) if is_algorithm(&m.attrs) => {
+                let fns: Vec<syn::ItemFn> = m
+                    .content
+                    .iter()
+                    .flat_map(|(_, items)| items)
+                    .filter_map(|i| match i {
+                        syn::Item::Fn(f) if is_algorithm(&f.attrs) => Some(f.clone()),
+                        _ => None,
+                    })
+                    .collect();
+                out.push(fns);
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+fn main() -> Result<()> {
+    let Command::Dump { file, stage, algorithm } = Cli::parse().command;
+    let src = std::fs::read_to_string(&file).with_context(|| format!("reading {}", file.display()))?;
+    let parsed: syn::File = syn::parse_str(&src).with_context(|| format!("parsing {}", file.display()))?;
+    let stages: Vec<&str> =
+        if stage == "all" { ohua_compiler::pipeline::STAGES.to_vec() } else { vec![stage.as_str()] };
+    if let Some(bad) = stages.iter().find(|s| !ohua_compiler::pipeline::STAGES.contains(s)) {
+        bail!("unknown stage `{bad}`; use one of {:?} or all", ohua_compiler::pipeline::STAGES);
+    }
+    let mut found = false;
+    for group in groups(&parsed) {
+        for f in &group {
+            if algorithm.as_ref().is_some_and(|a| f.sig.ident != a) {
+                continue;
+            }
+            found = true;
+            let compiled = ohua_compiler::compile(f, &group).map_err(|e| {
+                let at = e.span().start();
+                anyhow::anyhow!("{}:{}:{}: {e}", file.display(), at.line, at.column + 1)
+            })?;
+            for s in &stages {
+                if stages.len() > 1 {
+                    println!("===== {} : {s} =====", f.sig.ident);
+                }
+                println!("{}", compiled.stage(s).expect("stage checked above"));
+            }
+        }
+    }
+    if !found {
+        bail!(
+            "no #[algorithm] function{} in {}",
+            algorithm.map(|a| format!(" named `{a}`")).unwrap_or_default(),
+            file.display()
+        );
+    }
+    Ok(())
+}

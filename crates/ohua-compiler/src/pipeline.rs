@@ -69,7 +69,8 @@ pub fn compile(item: &syn::ItemFn, siblings: &[syn::ItemFn]) -> Result<Compiled>
 /// stderr, or into files `<OHUA_DUMP_DIR>/<algorithm>.<stage>` if set.
 pub fn dump_from_env(c: &Compiled) {
     let Ok(spec) = std::env::var("OHUA_DUMP") else { return };
-    let wanted: Vec<&str> = if spec.trim() == "all" { STAGES.to_vec() } else { spec.split(',').map(str::trim).collect() };
+    let wanted: Vec<&str> =
+        if spec.trim() == "all" { STAGES.to_vec() } else { spec.split(',').map(str::trim).collect() };
     let dir = std::env::var("OHUA_DUMP_DIR").ok();
     for stage in wanted {
         let Some(text) = c.stage(stage) else { continue };
@@ -104,8 +105,11 @@ pub fn expand_fn(item: syn::ItemFn, siblings: &[syn::ItemFn]) -> TokenStream {
 /// other (calls are inlined into one graph).
 pub fn expand_mod(mut module: syn::ItemMod) -> TokenStream {
     let Some((_, items)) = module.content.as_mut() else {
-        return syn::Error::new_spanned(&module, "`#[algorithm]` on a module needs an inline module body `mod m { .. }`")
-            .to_compile_error();
+        return syn::Error::new_spanned(
+            &module,
+            "`#[algorithm]` on a module needs an inline module body `mod m { .. }`",
+        )
+        .to_compile_error();
     };
     let is_alg = |a: &syn::Attribute| a.path().segments.last().is_some_and(|s| s.ident == "algorithm");
     let algs: Vec<syn::ItemFn> = items

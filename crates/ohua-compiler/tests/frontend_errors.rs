@@ -26,16 +26,8 @@ fn parameter_patterns() {
 #[test]
 fn let_forms() {
     assert_error_at("fn f() { let x; x = 1; }", "give the binding its value", "let x");
-    assert_error_at(
-        "fn f(o: Option<u8>) { let Some(x) = o else { return }; }",
-        "`let .. else`",
-        "else",
-    );
-    assert_error_at(
-        "fn f(o: Option<u8>) { let Some(x) = o; }",
-        "destructure other values with `match`",
-        "Some(x)",
-    );
+    assert_error_at("fn f(o: Option<u8>) { let Some(x) = o else { return }; }", "`let .. else`", "else");
+    assert_error_at("fn f(o: Option<u8>) { let Some(x) = o; }", "destructure other values with `match`", "Some(x)");
     assert_error_at("fn f(p: P) { let P { a, b } = p; }", "only identifiers", "P { a");
     assert_error_at("fn f(p: [u8; 2]) { let [a, b] = p; }", "only identifiers", "[a, b]");
     assert_error_at("fn f(p: u8) { let ref a = p; }", "`ref` binding in a `let`", "ref");
@@ -54,11 +46,7 @@ fn items_in_the_body() {
 fn early_return() {
     let help = "restructure with if/else";
     assert_error_at("fn f(c: bool) -> u8 { if c { return 1; } 2 }", help, "return 1");
-    assert_error_at(
-        "fn f(c: bool) -> u8 { let x = if c { return 1 } else { 2 }; x }",
-        help,
-        "return 1",
-    );
+    assert_error_at("fn f(c: bool) -> u8 { let x = if c { return 1 } else { 2 }; x }", help, "return 1");
     assert_error_at("fn f(xs: Vec<u8>) { for x in xs { return; } }", help, "return;");
     assert_error_at("fn f(x: u8) -> u8 { g(return x) }", help, "return x");
     assert_error_at("fn f(x: u8) -> u8 { let y = x; return y; y }", help, "return y");
@@ -75,11 +63,7 @@ fn return_and_question_mark_inside_closures_are_fine() {
 
 #[test]
 fn question_mark_await_async_yield() {
-    assert_error_at(
-        "fn f(x: u8) -> u8 { let y = g(x)?; y }",
-        "`?` is not supported inside an algorithm",
-        "?",
-    );
+    assert_error_at("fn f(x: u8) -> u8 { let y = g(x)?; y }", "`?` is not supported inside an algorithm", "?");
     assert_error_at("fn f(x: u8) -> u8 { g(x).await }", "`.await`", "await");
     assert_error_at("fn f(x: u8) { let fut = async { x }; }", "`async` block", "async");
     assert_error_at("fn f(x: u8) { yield x; }", "`yield`", "yield");
@@ -90,26 +74,10 @@ fn loops() {
     assert_error_at("fn f() { loop { g(); } }", "use `while cond", "loop");
     assert_error_at("fn f(xs: Vec<u8>) { 'o: for x in xs { g(x); } }", "a loop label", "'o");
     assert_error_at("fn f(c: bool) { 'o: while c { g(); } }", "a loop label", "'o");
-    assert_error_at(
-        "fn f(mut s: S) { while let Some(x) = s.next() { g(x); } }",
-        "`while let`",
-        "while",
-    );
-    assert_error_at(
-        "fn f(xs: Vec<u8>) { for x in xs { if x > 1 { break; } } }",
-        "use `while` with a flag",
-        "break",
-    );
-    assert_error_at(
-        "fn f(c: bool) { while c { continue; } }",
-        "`continue` in an algorithm loop",
-        "continue",
-    );
-    assert_error_at(
-        "fn f(xs: Vec<u8>) { for x in xs { g(x, { break }); } }",
-        "`break` in an algorithm loop",
-        "break",
-    );
+    assert_error_at("fn f(mut s: S) { while let Some(x) = s.next() { g(x); } }", "`while let`", "while");
+    assert_error_at("fn f(xs: Vec<u8>) { for x in xs { if x > 1 { break; } } }", "use `while` with a flag", "break");
+    assert_error_at("fn f(c: bool) { while c { continue; } }", "`continue` in an algorithm loop", "continue");
+    assert_error_at("fn f(xs: Vec<u8>) { for x in xs { g(x, { break }); } }", "`break` in an algorithm loop", "break");
     assert_error_at(
         "fn f(xs: Vec<u8>) { for x in xs { let y = match x { 0 => continue, y => y }; } }",
         "`continue`",
@@ -120,11 +88,7 @@ fn loops() {
 
 #[test]
 fn branches() {
-    assert_error_at(
-        "fn f(o: Option<u8>) { if let Some(x) = o && x > 1 { g(); } }",
-        "`let` chain",
-        "let Some",
-    );
+    assert_error_at("fn f(o: Option<u8>) { if let Some(x) = o && x > 1 { g(); } }", "`let` chain", "let Some");
     assert_error_at(
         "fn f(o: Option<u8>) { match o { Some(ref x) => g(x), None => {} } }",
         "`ref` binding in a match arm",

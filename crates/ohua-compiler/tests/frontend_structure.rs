@@ -7,8 +7,7 @@ use ohua_compiler::frontend::ast::{Expr, Pattern, Stmt};
 
 #[test]
 fn signature_and_params() {
-    let alg =
-        parse("pub fn algo<T: Clone>(mut s: S, (a, _): (T, u8), _: u8) -> T where T: Send { a }");
+    let alg = parse("pub fn algo<T: Clone>(mut s: S, (a, _): (T, u8), _: u8) -> T where T: Send { a }");
     assert_eq!(alg.name, "algo");
     assert_eq!(alg.params.len(), 3);
     assert!(matches!(&alg.params[0].pat, Pattern::Ident { name, mutable: true } if name == "s"));
@@ -84,8 +83,7 @@ fn map_collect_is_structural() {
     } over node(xs.into_iter())[mut xs] collect
 }",
     );
-    let alg =
-        parse("fn f(xs: Vec<u8>) -> Vec<u8> { xs.into_iter().map(|x| x).collect::<Vec<u8>>() }");
+    let alg = parse("fn f(xs: Vec<u8>) -> Vec<u8> { xs.into_iter().map(|x| x).collect::<Vec<u8>>() }");
     let Some(Expr::MapCollect { collect_ty: Some(ty), pat, .. }) = alg.body.tail.as_deref() else {
         panic!("not a map-collect")
     };
@@ -144,9 +142,7 @@ fn src_with_helper() -> &'static str {
 #[test]
 fn sibling_algorithm_names_come_from_the_caller() {
     let alg = parse_with(src_with_helper(), &["helper"]);
-    assert!(
-        matches!(alg.body.tail.as_deref(), Some(Expr::AlgoCall { name, .. }) if name == "helper")
-    );
+    assert!(matches!(alg.body.tail.as_deref(), Some(Expr::AlgoCall { name, .. }) if name == "helper"));
     let alg = parse(src_with_helper());
     assert!(matches!(alg.body.tail.as_deref(), Some(Expr::Node(_))));
 }
@@ -154,8 +150,6 @@ fn sibling_algorithm_names_come_from_the_caller() {
 #[test]
 fn unsafe_blocks_and_closures_are_nodes() {
     let alg = parse("fn f(x: u8) -> u8 { let g = |y: u8| y + x; unsafe { g(1) } }");
-    assert!(
-        matches!(&alg.body.stmts[0], Stmt::Let { init: Expr::Node(n), .. } if n.uses.len() == 1)
-    );
+    assert!(matches!(&alg.body.stmts[0], Stmt::Let { init: Expr::Node(n), .. } if n.uses.len() == 1));
     assert!(matches!(alg.body.tail.as_deref(), Some(Expr::Node(_))));
 }

@@ -64,18 +64,12 @@ fn blocks_lets_and_loops_inside_nodes_shadow() {
     // After the inner block, the outer name is visible again.
     assert_eq!(uses_in(P, "g({ let a = 1; a }, a)"), ["a"]);
     assert_eq!(uses_in(P, "g(|| { for a in 0..b { s.push(a); } })"), ["b", "mut s"]);
-    assert_eq!(
-        uses_in(P, "g(|| { let mut i = 0; while let Some(a) = v.get(i) { i += a; } })"),
-        ["mut v"]
-    );
+    assert_eq!(uses_in(P, "g(|| { let mut i = 0; while let Some(a) = v.get(i) { i += a; } })"), ["mut v"]);
 }
 
 #[test]
 fn match_and_if_let_inside_nodes_shadow() {
-    assert_eq!(
-        uses_in(P, "g(match v.first() { Some(a) if a > b => a, None => b, _ => 0 })"),
-        ["mut v", "b"]
-    );
+    assert_eq!(uses_in(P, "g(match v.first() { Some(a) if a > b => a, None => b, _ => 0 })"), ["mut v", "b"]);
     assert_eq!(uses_in(P, "g(if let Some(a) = v.pop() { a } else { a })"), ["mut v", "a"]);
     assert_eq!(uses_in(P, "g(matches!(v.first(), Some(a) if *a > b))"), ["mut v", "b"]);
 }
@@ -114,11 +108,9 @@ fn unknown_macros_are_conservative() {
 
 #[test]
 fn match_arm_bindings_are_locals_in_the_arm() {
-    let alg = frontend_support::parse(
-        "fn f(o: Option<u8>, mut s: S) { match o { Some(x) => s.add(x), None => s.clear() } }",
-    );
-    let Some(ohua_compiler::frontend::ast::Expr::Match { arms, .. }) = alg.body.tail.as_deref()
-    else {
+    let alg =
+        frontend_support::parse("fn f(o: Option<u8>, mut s: S) { match o { Some(x) => s.add(x), None => s.clear() } }");
+    let Some(ohua_compiler::frontend::ast::Expr::Match { arms, .. }) = alg.body.tail.as_deref() else {
         panic!("not a match")
     };
     let node = arms[0].body.as_node().expect("node body");

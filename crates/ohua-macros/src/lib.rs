@@ -17,9 +17,11 @@ pub fn algorithm(attr: TokenStream, item: TokenStream) -> TokenStream {
     match syn::parse::<syn::Item>(item) {
         Ok(syn::Item::Fn(f)) => ohua_compiler::expand_fn(f, &[]).into(),
         Ok(syn::Item::Mod(m)) => ohua_compiler::expand_mod(m).into(),
-        Ok(other) => syn::Error::new_spanned(other, "`#[algorithm]` goes on a `fn` or on an inline `mod` of algorithms")
-            .to_compile_error()
-            .into(),
+        Ok(other) => {
+            syn::Error::new_spanned(other, "`#[algorithm]` goes on a `fn` or on an inline `mod` of algorithms")
+                .to_compile_error()
+                .into()
+        }
         Err(e) => e.to_compile_error().into(),
     }
 }

@@ -71,8 +71,7 @@ impl GraphInfo {
             indegree[a.to as usize] += 1;
             succ[a.from as usize].push(a.to as usize);
         }
-        let mut ready: std::collections::BTreeSet<usize> =
-            (0..n).filter(|&i| indegree[i] == 0).collect();
+        let mut ready: std::collections::BTreeSet<usize> = (0..n).filter(|&i| indegree[i] == 0).collect();
         let mut order = Vec::with_capacity(n);
         while let Some(&i) = ready.iter().next() {
             ready.remove(&i);

@@ -7,8 +7,7 @@ use std::path::PathBuf;
 use ohua_runtime::deploy::{from_env_with, DeployError, Deployment, SectionRule, SectionStrategy};
 
 fn lookup(vars: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
-    let map: HashMap<String, String> =
-        vars.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    let map: HashMap<String, String> = vars.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
     move |k| map.get(k).cloned()
 }
 
@@ -17,8 +16,7 @@ struct TempConfig(PathBuf);
 
 impl TempConfig {
     fn new(name: &str, text: &str) -> Self {
-        let path = std::env::temp_dir()
-            .join(format!("ohua-runtime-config-{}-{name}.toml", std::process::id()));
+        let path = std::env::temp_dir().join(format!("ohua-runtime-config-{}-{name}.toml", std::process::id()));
         std::fs::write(&path, text).unwrap();
         TempConfig(path)
     }
@@ -127,26 +125,19 @@ fn env_variables() {
         ("OHUA_ARC_CAPACITY", "4"),
     ]))
     .unwrap();
-    let want = Deployment {
-        workers: 3,
-        sections: SectionStrategy::PerOperator,
-        batch_size: 16,
-        arc_capacity: 4,
-    };
+    let want = Deployment { workers: 3, sections: SectionStrategy::PerOperator, batch_size: 16, arc_capacity: 4 };
     assert_eq!(d, want);
 }
 
 #[test]
 fn env_overrides_the_file_which_overrides_defaults() {
-    let file =
-        TempConfig::new("layers", "workers = 5\nbatch_size = 7\n[[section]]\nops = [\".*\"]");
+    let file = TempConfig::new("layers", "workers = 5\nbatch_size = 7\n[[section]]\nops = [\".*\"]");
     let d = from_env_with(lookup(&[("OHUA_CONFIG", file.path()), ("OHUA_WORKERS", "2")])).unwrap();
     assert_eq!(d.workers, 2, "env beats file");
     assert_eq!(d.batch_size, 7, "file beats default");
     assert_eq!(d.arc_capacity, 1024, "default where nobody says");
     assert!(matches!(d.sections, SectionStrategy::Rules(_)));
-    let d = from_env_with(lookup(&[("OHUA_CONFIG", file.path()), ("OHUA_SECTIONS", "single")]))
-        .unwrap();
+    let d = from_env_with(lookup(&[("OHUA_CONFIG", file.path()), ("OHUA_SECTIONS", "single")])).unwrap();
     assert_eq!(d.sections, SectionStrategy::Single, "env sections beat file rules");
 }
 
@@ -175,9 +166,7 @@ fn file_errors_name_the_file() {
 
     let file = TempConfig::new("bad", "workers = 1\nthreads = 4\n");
     let err = from_env_with(lookup(&[("OHUA_CONFIG", file.path())])).unwrap_err();
-    assert!(
-        matches!(&err, DeployError::File { error, .. } if matches!(**error, DeployError::Toml { .. }))
-    );
+    assert!(matches!(&err, DeployError::File { error, .. } if matches!(**error, DeployError::Toml { .. })));
     let text = err.to_string();
     assert!(text.contains(file.path()) && text.contains("threads"), "{text}");
 }

@@ -8,11 +8,12 @@ mod common;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use common::graphs::{run_pipeline, BOOM, PIPE};
-use common::nodes::{Count, Map};
+use common::nodes::{Count, Map, Sink};
 use common::{expect_panic, thread_names, watchdog};
 use ohua_runtime::context::with_deployment;
 use ohua_runtime::deploy::{Deployment, SectionStrategy};
 use ohua_runtime::exec::{execute, ResultSlot};
+use ohua_runtime::node::{Node, Step};
 use ohua_runtime::port::{In, Out};
 
 /// Most `ohua-boom-*` threads seen alive while an operator panicked.
@@ -56,12 +57,9 @@ fn a_panicking_operator_aborts_the_run_and_is_reraised_by_name() {
 
 #[test]
 fn non_string_payloads_are_named_box_dyn_any() {
-    let d =
-        Deployment { workers: 2, sections: SectionStrategy::PerOperator, ..Deployment::default() };
+    let d = Deployment { workers: 2, sections: SectionStrategy::PerOperator, ..Deployment::default() };
     let msg = watchdog(60, move || {
-        expect_panic(|| {
-            with_deployment(d, || run_pipeline(&PIPE, 10, |_| std::panic::panic_any(42_u32)))
-        })
+        expect_panic(|| with_deployment(d, || run_pipeline(&PIPE, 10, |_| std::panic::panic_any(42_u32))))
     });
     assert_eq!(msg, "ohua operator `pipe/inc#2` panicked: Box<dyn Any>");
 }
@@ -114,4 +112,48 @@ fn creating_an_arc_twice_is_a_bug_in_the_build() {
         })
     });
     assert!(msg.contains("arc 0 of algorithm `pipe` created twice"), "{msg}");
+}
+
+/// A counting source whose destructor panics.
+struct DropBomb(Count);
+
+impl Node for DropBomb {
+    fn step(&mut self, budget: usize) -> Step {
+        self.0.step(budget)
+    }
+
+    fn flush(&mut self) {
+        self.0.flush();
+    }
+}
+
+impl Drop for DropBomb {
+    fn drop(&mut self) {
+        panic!("drop failed");
+    }
+}
+
+#[test]
+fn a_panicking_destructor_is_an_operator_panic() {
+    let d = Deployment { workers: 2, sections: SectionStrategy::PerOperator, ..Deployment::default() };
+    let msg = watchdog(60, move || {
+        expect_panic(|| {
+            with_deployment(d, || {
+                execute(&PIPE, |b| {
+                    let (t0, r0) = b.arc(0);
+                    let (t1, r1) = b.arc(1);
+                    let (t2, r2) = b.arc(2);
+                    let (t3, r3) = b.arc(3);
+                    b.node(0, DropBomb(Count::new(Out::new(vec![t0]), 100)));
+                    b.node(1, Map::new(In::new(r0), Out::new(vec![t1]), |x| x));
+                    b.node(2, Map::new(In::new(r1), Out::new(vec![t2]), |x| x));
+                    b.node(3, Map::new(In::new(r2), Out::new(vec![t3]), |x| x));
+                    let slot = b.result_slot();
+                    b.node(4, Sink::new(In::new(r3), slot.clone()));
+                    slot
+                })
+            })
+        })
+    });
+    assert_eq!(msg, "ohua operator `pipe/count#0` panicked: drop failed");
 }

@@ -3,6 +3,8 @@
 
 mod common;
 
+use std::sync::Mutex;
+
 use common::graphs::{run_pipeline, PIPE};
 use common::nodes::{Count, Map, Sink, Slice};
 use common::watchdog;
@@ -18,13 +20,15 @@ fn tiny(sections: SectionStrategy, workers: usize) -> Deployment {
     Deployment { workers, sections, batch_size: 4, arc_capacity: 2 }
 }
 
+/// Serialises the heavy tests: they oversubscribe the cores on their own, so
+/// running them side by side only stretches each one towards the watchdog.
+static HEAVY: Mutex<()> = Mutex::new(());
+
 fn stream_million(d: Deployment) {
+    let _heavy = HEAVY.lock().unwrap_or_else(|e| e.into_inner());
     let out = watchdog(60, move || with_deployment(d, || run_pipeline(&PIPE, N, |x| x + 1)));
     assert_eq!(out.len() as u64, N);
-    assert!(
-        out.iter().zip(0..).all(|(&got, i)| got == i + 3),
-        "items lost, duplicated or reordered"
-    );
+    assert!(out.iter().zip(0..).all(|(&got, i)| got == i + 3), "items lost, duplicated or reordered");
 }
 
 #[test]
@@ -49,6 +53,7 @@ fn million_items_random_sections() {
 
 #[test]
 fn many_random_deployments_agree() {
+    let _heavy = HEAVY.lock().unwrap_or_else(|e| e.into_inner());
     watchdog(60, || {
         for seed in 0..20 {
             let d = tiny(SectionStrategy::Random { sections: 4, seed }, 2);
@@ -99,12 +104,7 @@ fn graphs_may_borrow_the_callers_data() {
 
 #[test]
 fn profile_reports_firings_per_operator() {
-    let d = Deployment {
-        workers: 2,
-        sections: SectionStrategy::Auto,
-        batch_size: 64,
-        arc_capacity: 128,
-    };
+    let d = Deployment { workers: 2, sections: SectionStrategy::Auto, batch_size: 64, arc_capacity: 128 };
     let (out, reports) = profile(|| with_deployment(d, || run_pipeline(&PIPE, 10_000, |x| x)));
     assert_eq!(out.len(), 10_000);
     assert_eq!(reports.len(), 1);

@@ -28,8 +28,7 @@ fn assert_contiguous(g: &GraphInfo, p: &Plan) {
 fn capacities_and_batch() {
     let p = plan(&PIPE, &with(SectionStrategy::Single, 1));
     assert_eq!((p.batch_size, p.local_capacity, p.cross_capacity), (32, 48, 100));
-    let zero =
-        Deployment { workers: 0, sections: SectionStrategy::Auto, batch_size: 0, arc_capacity: 0 };
+    let zero = Deployment { workers: 0, sections: SectionStrategy::Auto, batch_size: 0, arc_capacity: 0 };
     let p = plan(&PIPE, &zero);
     assert_eq!((p.sections, p.batch_size, p.local_capacity, p.cross_capacity), (1, 1, 17, 1));
 }
@@ -93,11 +92,8 @@ fn random_is_seeded_and_dense() {
     assert_eq!(p, plan(&INDEP, &d), "same seed, same plan");
     assert!(p.sections <= 3);
     assert_dense(&p);
-    let plans: Vec<Vec<usize>> = (0..10)
-        .map(|seed| {
-            plan(&INDEP, &with(SectionStrategy::Random { sections: 3, seed }, 2)).section_of
-        })
-        .collect();
+    let plans: Vec<Vec<usize>> =
+        (0..10).map(|seed| plan(&INDEP, &with(SectionStrategy::Random { sections: 3, seed }, 2)).section_of).collect();
     assert!(plans.iter().any(|p| p != &plans[0]), "seeds should vary the plan");
     // More sections than nodes: empty ones are removed.
     let p = plan(&PIPE, &with(SectionStrategy::Random { sections: 1000, seed: 3 }, 2));

@@ -5,9 +5,7 @@ use syn::spanned::Spanned;
 
 use super::ast::{Block, Stmt};
 use super::pattern::binding_pattern;
-use super::syntax::{
-    check_attrs, expr_attrs, is_compound_assign, macro_name, plain_ident, unparen,
-};
+use super::syntax::{check_attrs, expr_attrs, is_compound_assign, macro_name, plain_ident, unparen};
 use super::Frontend;
 use crate::error::{CompileError, Result};
 
@@ -34,10 +32,7 @@ impl Frontend<'_> {
                     if m.mac.path.is_ident("macro_rules") {
                         return Err(macro_rules_error(m.span()));
                     }
-                    let expr = syn::Expr::Macro(syn::ExprMacro {
-                        attrs: m.attrs.clone(),
-                        mac: m.mac.clone(),
-                    });
+                    let expr = syn::Expr::Macro(syn::ExprMacro { attrs: m.attrs.clone(), mac: m.mac.clone() });
                     let semi = m.semi_token.is_some() || i + 1 < count;
                     self.expr_stmt(&expr, semi, last, &mut out)?;
                 }
@@ -138,8 +133,7 @@ fn has_tail_return(e: &syn::Expr) -> bool {
     match unparen(e) {
         syn::Expr::Return(_) => true,
         syn::Expr::If(i) => {
-            block_has(&i.then_branch)
-                || i.else_branch.as_ref().is_some_and(|(_, e)| has_tail_return(e))
+            block_has(&i.then_branch) || i.else_branch.as_ref().is_some_and(|(_, e)| has_tail_return(e))
         }
         syn::Expr::Match(m) => m.arms.iter().any(|arm| has_tail_return(&arm.body)),
         syn::Expr::Block(b) => b.label.is_none() && block_has(&b.block),

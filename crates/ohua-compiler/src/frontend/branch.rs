@@ -34,29 +34,15 @@ impl Frontend<'_> {
     /// `if let P = e { a } else { b }` is `match e { P => { a } _ => b }`.
     fn parse_if_let(&mut self, i: &syn::ExprIf, l: &syn::ExprLet, tail: bool) -> Result<Expr> {
         let scrutinee = self.parse_expr(&l.expr, false)?;
-        let then = syn::Expr::Block(syn::ExprBlock {
-            attrs: Vec::new(),
-            label: None,
-            block: i.then_branch.clone(),
-        });
+        let then = syn::Expr::Block(syn::ExprBlock { attrs: Vec::new(), label: None, block: i.then_branch.clone() });
         let matched = self.parse_arm(&l.pat, None, &then, tail, l.pat.span())?;
         let (else_span, otherwise) = match &i.else_branch {
             Some((else_token, e)) => (else_token.span, self.parse_expr(e, tail)?),
-            None => {
-                (i.if_token.span, Expr::Block(empty_block(i.then_branch.brace_token.span.close())))
-            }
+            None => (i.if_token.span, Expr::Block(empty_block(i.then_branch.brace_token.span.close()))),
         };
-        let wild = syn::Pat::Wild(syn::PatWild {
-            attrs: Vec::new(),
-            underscore_token: syn::Token![_](else_span),
-        });
-        let fallback =
-            Arm { pat: wild, guard: None, bindings: Vec::new(), body: otherwise, span: else_span };
-        Ok(Expr::Match {
-            scrutinee: Box::new(scrutinee),
-            arms: vec![matched, fallback],
-            span: i.span(),
-        })
+        let wild = syn::Pat::Wild(syn::PatWild { attrs: Vec::new(), underscore_token: syn::Token![_](else_span) });
+        let fallback = Arm { pat: wild, guard: None, bindings: Vec::new(), body: otherwise, span: else_span };
+        Ok(Expr::Match { scrutinee: Box::new(scrutinee), arms: vec![matched, fallback], span: i.span() })
     }
 
     pub(super) fn parse_match(&mut self, m: &syn::ExprMatch, tail: bool) -> Result<Expr> {

@@ -39,11 +39,8 @@ impl fmt::Display for Pattern {
 
 impl fmt::Display for NodeExpr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let uses: Vec<String> = self
-            .uses
-            .iter()
-            .map(|u| if u.mutated { format!("mut {}", u.name) } else { u.name.to_string() })
-            .collect();
+        let uses: Vec<String> =
+            self.uses.iter().map(|u| if u.mutated { format!("mut {}", u.name) } else { u.name.to_string() }).collect();
         write!(f, "node({})[{}]", rust_expr(&self.expr), uses.join(", "))
     }
 }

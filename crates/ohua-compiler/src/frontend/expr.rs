@@ -49,9 +49,7 @@ impl Frontend<'_> {
             syn::Expr::Return(r) => Err(messages::early_return(r.span())),
             syn::Expr::Assign(_) | syn::Expr::Binary(_) => match self.local_assign(expr)? {
                 // An assignment used as an expression (an arm body) has the value `()`.
-                Some(stmt) => {
-                    Ok(Expr::Block(Block { stmts: vec![stmt], tail: None, span: expr.span() }))
-                }
+                Some(stmt) => Ok(Expr::Block(Block { stmts: vec![stmt], tail: None, span: expr.span() })),
                 None => self.node_expr(expr),
             },
             syn::Expr::MethodCall(m) => match self.parse_map_collect(m)? {

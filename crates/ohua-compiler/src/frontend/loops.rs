@@ -58,9 +58,7 @@ impl Frontend<'_> {
             return Ok(None);
         }
         let syn::Expr::Closure(closure) = unparen(&map.args[0]) else { return Ok(None) };
-        let plain = closure.asyncness.is_none()
-            && closure.constness.is_none()
-            && closure.lifetimes.is_none();
+        let plain = closure.asyncness.is_none() && closure.constness.is_none() && closure.lifetimes.is_none();
         if !plain || closure.inputs.len() != 1 {
             return Ok(None);
         }
@@ -86,13 +84,7 @@ impl Frontend<'_> {
             this.parse_expr(&closure.body, true)
         });
         self.unit_return = unit_return;
-        Ok(Some(Expr::MapCollect {
-            iter: Box::new(iter),
-            pat,
-            body: Box::new(body?),
-            collect_ty,
-            span: m.span(),
-        }))
+        Ok(Some(Expr::MapCollect { iter: Box::new(iter), pat, body: Box::new(body?), collect_ty, span: m.span() }))
     }
 }
 

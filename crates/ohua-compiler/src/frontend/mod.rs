@@ -40,11 +40,7 @@ use scope::Scope;
 /// Returns the first error found, spanned at the offending tokens.
 pub fn parse_algorithm(item: &syn::ItemFn, algorithms: &[syn::Ident]) -> Result<ast::Algorithm> {
     let params = signature::parse_signature(item)?;
-    let mut frontend = Frontend {
-        algorithms,
-        scope: Scope::new(),
-        unit_return: signature::returns_unit(&item.sig),
-    };
+    let mut frontend = Frontend { algorithms, scope: Scope::new(), unit_return: signature::returns_unit(&item.sig) };
     params.iter().for_each(|p| frontend.scope.bind_pattern(&p.pat));
     let body = frontend.parse_block(&item.block, true)?;
     Ok(ast::Algorithm { name: item.sig.ident.clone(), item: item.clone(), params, body })

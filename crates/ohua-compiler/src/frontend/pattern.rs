@@ -31,8 +31,7 @@ pub(crate) fn binding_pattern(pat: &syn::Pat, site: &str) -> Result<Pattern> {
             Ok(Pattern::Ident { name: p.ident.clone(), mutable: p.mutability.is_some() })
         }
         syn::Pat::Tuple(t) => {
-            let elems =
-                t.elems.iter().map(|p| binding_pattern(p, site)).collect::<Result<Vec<_>>>()?;
+            let elems = t.elems.iter().map(|p| binding_pattern(p, site)).collect::<Result<Vec<_>>>()?;
             Ok(Pattern::Tuple(elems, t.paren_token.span.join()))
         }
         syn::Pat::Wild(w) => Ok(Pattern::Wild(w.underscore_token.span)),

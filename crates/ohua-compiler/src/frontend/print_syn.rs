@@ -14,10 +14,7 @@ pub(crate) fn rust_expr(expr: &syn::Expr) -> String {
         ident: syn::Ident::new("_", proc_macro2::Span::call_site()),
         generics: Default::default(),
         colon_token: Default::default(),
-        ty: Box::new(syn::Type::Tuple(syn::TypeTuple {
-            paren_token: Default::default(),
-            elems: Default::default(),
-        })),
+        ty: Box::new(syn::Type::Tuple(syn::TypeTuple { paren_token: Default::default(), elems: Default::default() })),
         eq_token: Default::default(),
         expr: Box::new(expr.clone()),
         semi_token: Default::default(),
@@ -31,11 +28,7 @@ pub(crate) fn rust_expr(expr: &syn::Expr) -> String {
 }
 
 fn unit() -> syn::Expr {
-    syn::Expr::Tuple(syn::ExprTuple {
-        attrs: Vec::new(),
-        paren_token: Default::default(),
-        elems: Default::default(),
-    })
+    syn::Expr::Tuple(syn::ExprTuple { attrs: Vec::new(), paren_token: Default::default(), elems: Default::default() })
 }
 
 /// A pattern as prettyplease prints it (via `let PAT = ()`).

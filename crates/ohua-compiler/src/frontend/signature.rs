@@ -14,9 +14,8 @@ use crate::error::{CompileError, Result};
 /// methods and variadics are rejected.
 pub(crate) fn parse_signature(item: &syn::ItemFn) -> Result<Vec<Param>> {
     let sig = &item.sig;
-    let qualifier = |span, what: &str, help: &str| {
-        Err(CompileError::unsupported(span, format!("`{what}` algorithm"), help))
-    };
+    let qualifier =
+        |span, what: &str, help: &str| Err(CompileError::unsupported(span, format!("`{what}` algorithm"), help));
     if let Some(t) = &sig.asyncness {
         return qualifier(t.span, "async fn", "write a plain `fn`; ohua runs it as dataflow");
     }
@@ -51,9 +50,7 @@ fn param(arg: &syn::FnArg) -> Result<Param> {
             "an algorithm must be a free function; pass the object as an ordinary parameter \
              (`fn algo(obj: Obj, ..)`) and call its methods in the body",
         )),
-        syn::FnArg::Typed(t) => {
-            Ok(Param { pat: binding_pattern(&t.pat, "a parameter")?, ty: (*t.ty).clone() })
-        }
+        syn::FnArg::Typed(t) => Ok(Param { pat: binding_pattern(&t.pat, "a parameter")?, ty: (*t.ty).clone() }),
     }
 }
 

@@ -57,6 +57,8 @@ pub struct Node {
 
 /// Operator kinds; see the runtime's `node/README.md` for their semantics.
 #[derive(Debug, Clone)]
+// Compile-time data with few instances: boxing would only add noise.
+#[allow(clippy::large_enum_variant)]
 pub enum Kind {
     /// An algorithm parameter (`Some(ident)`) or the top-level tick (`None`).
     Source(Option<syn::Ident>),

@@ -53,6 +53,8 @@ pub struct Region {
 
 /// An operation.
 #[derive(Debug, Clone)]
+// Compile-time data with few instances: boxing would only add noise.
+#[allow(clippy::large_enum_variant)]
 pub enum Op {
     /// One operator running code.
     Node(NodeOp),
@@ -148,6 +150,8 @@ pub struct NodeOp {
 
 /// The code of a node.
 #[derive(Debug, Clone)]
+// Compile-time data with few instances: boxing would only add noise.
+#[allow(clippy::large_enum_variant)]
 pub enum Code {
     /// User code `let pat(: ty)? = expr;` (`pat` `None` for an expression statement).
     Let {

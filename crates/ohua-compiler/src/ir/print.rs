@@ -85,13 +85,8 @@ impl Printer<'_> {
                     Code::Break => "break".into(),
                     Code::CloneOf => "clone".into(),
                 };
-                let line = format!(
-                    "[{}] ({}) = node({}) {{ {} }}",
-                    n.name,
-                    self.vars(&n.outputs),
-                    ins.join(", "),
-                    code
-                );
+                let line =
+                    format!("[{}] ({}) = node({}) {{ {} }}", n.name, self.vars(&n.outputs), ins.join(", "), code);
                 self.line(depth, &line);
             }
             Op::Branch { sel, arms, outs, .. } => {
@@ -106,30 +101,17 @@ impl Printer<'_> {
             Op::For { coll, elem, carried, collect, body, .. } => {
                 let c: Vec<String> = carried
                     .iter()
-                    .map(|c| {
-                        format!("{} <- {} -> {}", self.var(c.inner), self.var(c.init), self.var(c.after))
-                    })
+                    .map(|c| format!("{} <- {} -> {}", self.var(c.inner), self.var(c.init), self.var(c.after)))
                     .collect();
-                let col = collect
-                    .as_ref()
-                    .map(|(v, _)| format!(" collect into {}", self.var(*v)))
-                    .unwrap_or_default();
-                let l = format!(
-                    "for {} in {} carry [{}]{} {{",
-                    self.var(*elem),
-                    self.var(*coll),
-                    c.join("; "),
-                    col
-                );
+                let col = collect.as_ref().map(|(v, _)| format!(" collect into {}", self.var(*v))).unwrap_or_default();
+                let l = format!("for {} in {} carry [{}]{} {{", self.var(*elem), self.var(*coll), c.join("; "), col);
                 self.line(depth, &l);
                 self.region(body, depth + 1);
                 self.line(depth, "}");
             }
             Op::Loop { carried, body, outs, .. } => {
-                let c: Vec<String> = carried
-                    .iter()
-                    .map(|c| format!("{} <- {}", self.var(c.inner), self.var(c.init)))
-                    .collect();
+                let c: Vec<String> =
+                    carried.iter().map(|c| format!("{} <- {}", self.var(c.inner), self.var(c.init))).collect();
                 let l = format!("({}) = loop carry [{}] {{", self.vars(outs), c.join("; "));
                 self.line(depth, &l);
                 self.region(body, depth + 1);

@@ -63,10 +63,7 @@ pub fn assert_error_at(src: &str, needle: &str, at: &str) {
 
 /// The uses of a node as `name` / `mut name` strings.
 pub fn uses(node: &ast::NodeExpr) -> Vec<String> {
-    node.uses
-        .iter()
-        .map(|u| if u.mutated { format!("mut {}", u.name) } else { u.name.to_string() })
-        .collect()
+    node.uses.iter().map(|u| if u.mutated { format!("mut {}", u.name) } else { u.name.to_string() }).collect()
 }
 
 /// The uses of the single node that is the tail of `src`'s body.

@@ -26,11 +26,7 @@ use crate::sync::Waker;
 /// tx.push(Packet::Data(7));
 /// assert_eq!(rx.pop(), Some(Packet::Data(7)));
 /// ```
-pub fn channel<T>(
-    capacity: usize,
-    producer: Option<Waker>,
-    consumer: Option<Waker>,
-) -> (Sender<T>, Receiver<T>) {
+pub fn channel<T>(capacity: usize, producer: Option<Waker>, consumer: Option<Waker>) -> (Sender<T>, Receiver<T>) {
     let (p, c) = rtrb::RingBuffer::new(capacity.max(1));
     (
         Sender { ring: p, wake_consumer: consumer, dirty: false },

@@ -55,13 +55,10 @@ pub fn from_env_with(lookup: impl Fn(&str) -> Option<String>) -> Result<Deployme
     let mut d = Deployment::default();
     if let Some(path) = get(OHUA_CONFIG) {
         let path = PathBuf::from(path);
-        let text = std::fs::read_to_string(&path)
-            .map_err(|error| DeployError::Io { path: path.clone(), error })?;
-        d = file::apply_toml(d, &text)
-            .map_err(|e| DeployError::File { path, error: Box::new(e) })?;
+        let text = std::fs::read_to_string(&path).map_err(|error| DeployError::Io { path: path.clone(), error })?;
+        d = file::apply_toml(d, &text).map_err(|e| DeployError::File { path, error: Box::new(e) })?;
     }
-    let in_var =
-        |var: &'static str| move |e: DeployError| DeployError::Env { var, error: Box::new(e) };
+    let in_var = |var: &'static str| move |e: DeployError| DeployError::Env { var, error: Box::new(e) };
     if let Some(v) = get(OHUA_WORKERS) {
         d.workers = positive("workers", &v).map_err(in_var(OHUA_WORKERS))?;
     }
@@ -79,9 +76,5 @@ pub fn from_env_with(lookup: impl Fn(&str) -> Option<String>) -> Result<Deployme
 
 /// Parse a positive integer setting.
 fn positive(key: &str, v: &str) -> Result<usize, DeployError> {
-    v.trim()
-        .parse::<usize>()
-        .ok()
-        .filter(|&n| n > 0)
-        .ok_or_else(|| DeployError::not_positive(key, v))
+    v.trim().parse::<usize>().ok().filter(|&n| n > 0).ok_or_else(|| DeployError::not_positive(key, v))
 }

@@ -28,9 +28,7 @@ pub enum DeployError {
         error: Box<regex::Error>,
     },
     /// A `sections` strategy string is not one of the known forms.
-    #[error(
-        "invalid sections strategy `{0}` (expected `auto`, `single`, `per-op` or `random:N:SEED`)"
-    )]
+    #[error("invalid sections strategy `{0}` (expected `auto`, `single`, `per-op` or `random:N:SEED`)")]
     Strategy(String),
     /// A setting has a value outside its domain (for example `workers = 0`).
     #[error("invalid value `{value}` for `{key}`: {reason}")]
@@ -77,10 +75,6 @@ pub enum DeployError {
 impl DeployError {
     /// A [`DeployError::Value`] for a setting that must be a positive integer.
     pub(crate) fn not_positive(key: &str, value: impl ToString) -> Self {
-        DeployError::Value {
-            key: key.to_string(),
-            value: value.to_string(),
-            reason: "expected a positive integer",
-        }
+        DeployError::Value { key: key.to_string(), value: value.to_string(), reason: "expected a positive integer" }
     }
 }

@@ -29,8 +29,7 @@ struct RuleConfig {
 ///
 /// See [`Deployment::from_toml_str`].
 pub(super) fn apply_toml(mut base: Deployment, s: &str) -> Result<Deployment, DeployError> {
-    let cfg: FileConfig =
-        toml::from_str(s).map_err(|e| DeployError::Toml { error: Box::new(e) })?;
+    let cfg: FileConfig = toml::from_str(s).map_err(|e| DeployError::Toml { error: Box::new(e) })?;
     // Numbers are read as i64 so that `workers = -1` is reported as a bad
     // value of `workers` rather than as an opaque type error.
     if let Some(w) = cfg.workers {
@@ -46,8 +45,7 @@ pub(super) fn apply_toml(mut base: Deployment, s: &str) -> Result<Deployment, De
         base.sections = s.parse()?;
     }
     if !cfg.section.is_empty() {
-        let rules =
-            cfg.section.iter().map(|r| SectionRule::new(&r.ops)).collect::<Result<Vec<_>, _>>()?;
+        let rules = cfg.section.iter().map(|r| SectionRule::new(&r.ops)).collect::<Result<Vec<_>, _>>()?;
         base.sections = SectionStrategy::Rules(rules);
     }
     Ok(base)

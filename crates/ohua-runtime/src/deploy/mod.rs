@@ -52,10 +52,7 @@ mod plan;
 mod rule;
 mod strategy;
 
-pub use env::{
-    from_env, from_env_with, OHUA_ARC_CAPACITY, OHUA_BATCH, OHUA_CONFIG, OHUA_SECTIONS,
-    OHUA_WORKERS,
-};
+pub use env::{from_env, from_env_with, OHUA_ARC_CAPACITY, OHUA_BATCH, OHUA_CONFIG, OHUA_SECTIONS, OHUA_WORKERS};
 pub use error::DeployError;
 pub use plan::{plan, Plan};
 pub use rule::SectionRule;

@@ -82,8 +82,7 @@ fn compact(raw: Vec<usize>) -> (Vec<usize>, usize) {
     let mut used: Vec<usize> = raw.clone();
     used.sort_unstable();
     used.dedup();
-    let section_of =
-        raw.iter().map(|s| used.binary_search(s).expect("every id in raw is in used")).collect();
+    let section_of = raw.iter().map(|s| used.binary_search(s).expect("every id in raw is in used")).collect();
     (section_of, used.len().max(1))
 }
 

@@ -13,7 +13,7 @@ use super::DeployError;
 ///
 /// ```
 /// use ohua_runtime::deploy::SectionRule;
-/// let rule = SectionRule::new(["word_freq/split#.*", "word_freq/norm.*"]).unwrap();
+/// let rule = SectionRule::new(&["word_freq/split#.*", "word_freq/norm.*"]).unwrap();
 /// assert!(rule.matches("word_freq/split#3"));
 /// assert!(rule.matches("word_freq/normalize#4"));
 /// assert!(!rule.matches("word_freq/split_lines#2"));

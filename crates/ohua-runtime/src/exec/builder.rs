@@ -76,11 +76,7 @@ impl<'a> Builder<'a> {
         if from == to {
             arc::channel(self.plan.local_capacity, None, None)
         } else {
-            arc::channel(
-                self.plan.cross_capacity,
-                Some(self.wakers[from].clone()),
-                Some(self.wakers[to].clone()),
-            )
+            arc::channel(self.plan.cross_capacity, Some(self.wakers[from].clone()), Some(self.wakers[to].clone()))
         }
     }
 
@@ -94,11 +90,7 @@ impl<'a> Builder<'a> {
         let slot = self.nodes.get_mut(id).unwrap_or_else(|| {
             panic!("ohua: algorithm `{algorithm}` has no node {id}");
         });
-        assert!(
-            slot.is_none(),
-            "ohua: node {id} (`{}`) installed twice",
-            self.graph.nodes[id].name
-        );
+        assert!(slot.is_none(), "ohua: node {id} (`{}`) installed twice", self.graph.nodes[id].name);
         *slot = Some(Box::new(node));
     }
 
@@ -114,13 +106,8 @@ impl<'a> Builder<'a> {
     ///
     /// Panics, naming them, if some nodes have no operator.
     pub(crate) fn into_nodes(self) -> Vec<Box<dyn Node + 'a>> {
-        let missing: Vec<&str> = self
-            .nodes
-            .iter()
-            .zip(self.graph.nodes)
-            .filter(|(n, _)| n.is_none())
-            .map(|(_, info)| info.name)
-            .collect();
+        let missing: Vec<&str> =
+            self.nodes.iter().zip(self.graph.nodes).filter(|(n, _)| n.is_none()).map(|(_, info)| info.name).collect();
         assert!(
             missing.is_empty(),
             "ohua: the build of algorithm `{}` installed no operator for node(s) {}",

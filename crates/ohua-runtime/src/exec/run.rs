@@ -44,8 +44,9 @@ pub fn execute<'a, R: Send + 'a>(
     let opts = context::snapshot();
     let deployment = match &opts.deployment {
         Some(d) => d.clone(),
-        None => Deployment::from_env()
-            .unwrap_or_else(|e| panic!("ohua: cannot run algorithm `{}`: {e}", graph.algorithm)),
+        None => {
+            Deployment::from_env().unwrap_or_else(|e| panic!("ohua: cannot run algorithm `{}`: {e}", graph.algorithm))
+        }
     };
     let plan = deploy::plan(graph, &deployment);
     let parkers: Vec<Parker> = (0..plan.sections).map(|_| Parker::new()).collect();
@@ -62,17 +63,14 @@ pub fn execute<'a, R: Send + 'a>(
     publish(&opts, graph, &report);
 
     match shared.take_failure() {
-        Some(Failure::Operator { name, message }) => std::panic::resume_unwind(Box::new(format!(
-            "ohua operator `{name}` panicked: {message}"
-        ))),
+        Some(Failure::Operator { name, message }) => {
+            std::panic::resume_unwind(Box::new(format!("ohua operator `{name}` panicked: {message}")))
+        }
         Some(Failure::Runtime(msg)) => {
             panic!("ohua: run of algorithm `{}` failed: {msg}", graph.algorithm)
         }
         None => slot.take().unwrap_or_else(|| {
-            panic!(
-                "ohua: algorithm `{}` finished without producing a result (its sink never set it)",
-                graph.algorithm
-            )
+            panic!("ohua: algorithm `{}` finished without producing a result (its sink never set it)", graph.algorithm)
         }),
     }
 }
@@ -85,8 +83,7 @@ fn assign<'a>(
     parkers: Vec<Parker>,
     nodes: Vec<Box<dyn Node + 'a>>,
 ) -> Vec<Section<'a>> {
-    let mut sections: Vec<Section<'a>> =
-        parkers.into_iter().map(|p| Section::new(p, plan.batch_size)).collect();
+    let mut sections: Vec<Section<'a>> = parkers.into_iter().map(|p| Section::new(p, plan.batch_size)).collect();
     let mut nodes: Vec<Option<Box<dyn Node + 'a>>> = nodes.into_iter().map(Some).collect();
     for id in graph.topological_order() {
         if let Some(node) = nodes[id].take() {

@@ -96,6 +96,8 @@ impl<'a> Section<'a> {
                 self.parker.park();
                 backoff.reset();
             } else {
+                // Spin, then yield, re-running the pass each time: a peer
+                // that is merely slower is cheaper to wait for than a park.
                 backoff.snooze();
             }
         }
@@ -103,11 +105,7 @@ impl<'a> Section<'a> {
     }
 
     /// Drop every remaining operator (closing its arcs) and return the counters.
-    pub(crate) fn finish(
-        mut self,
-        shared: &RunShared,
-        graph: &GraphInfo,
-    ) -> Vec<(usize, Counters)> {
+    pub(crate) fn finish(mut self, shared: &RunShared, graph: &GraphInfo) -> Vec<(usize, Counters)> {
         for task in &mut self.tasks {
             drop_node(task, shared, graph);
         }

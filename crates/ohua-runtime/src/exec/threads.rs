@@ -27,9 +27,8 @@ pub(crate) fn run_sections<'a>(
         for (i, section) in sections.by_ref().enumerate() {
             let k = i + 1;
             let opts = opts.clone();
-            let spawned = thread::Builder::new()
-                .name(format!("ohua-{}-s{k}", graph.algorithm))
-                .spawn_scoped(scope, move || {
+            let spawned =
+                thread::Builder::new().name(format!("ohua-{}-s{k}", graph.algorithm)).spawn_scoped(scope, move || {
                     // Nested runs inside operators must see the caller's options.
                     context::install(opts);
                     guarded(k, shared, || section.run(shared, graph))
@@ -50,10 +49,7 @@ pub(crate) fn run_sections<'a>(
         for (k, h) in handles {
             match h.join() {
                 Ok(c) => counters.extend(c),
-                Err(p) => shared.fail(Failure::Runtime(format!(
-                    "section thread {k} died: {}",
-                    panic_message(&*p)
-                ))),
+                Err(p) => shared.fail(Failure::Runtime(format!("section thread {k} died: {}", panic_message(&*p)))),
             }
         }
         counters
@@ -63,11 +59,7 @@ pub(crate) fn run_sections<'a>(
 /// Run section `k`'s loop; a panic escaping it (a runtime bug, as operator
 /// panics are caught per step) aborts the run instead of leaving the other
 /// sections waiting for it.
-fn guarded(
-    k: usize,
-    shared: &RunShared,
-    run: impl FnOnce() -> Vec<(usize, Counters)>,
-) -> Vec<(usize, Counters)> {
+fn guarded(k: usize, shared: &RunShared, run: impl FnOnce() -> Vec<(usize, Counters)>) -> Vec<(usize, Counters)> {
     catch_unwind(AssertUnwindSafe(run)).unwrap_or_else(|p| {
         shared.fail(Failure::Runtime(format!("section {k} failed: {}", panic_message(&*p))));
         Vec::new()

@@ -58,9 +58,7 @@ impl<T: Send> Node for Switch<T> {
                     self.value.pop();
                     self.arms.iter_mut().for_each(|o| o.send_end(l));
                 }
-                (None, None) if self.arm.is_closed() && self.value.is_closed() && done == 0 => {
-                    return Step::Done
-                }
+                (None, None) if self.arm.is_closed() && self.value.is_closed() && done == 0 => return Step::Done,
                 (None, _) | (_, None) => break,
                 _ => panic!("ohua internal error: switch inputs out of step"),
             }

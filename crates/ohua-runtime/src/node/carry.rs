@@ -38,14 +38,7 @@ pub struct Carry<T> {
 
 impl<T: Send> Carry<T> {
     /// Carry for a loop entered at `level` (body at `level + 1`).
-    pub fn new(
-        init: In<T>,
-        ticks: In<()>,
-        feedback: In<T>,
-        level: Level,
-        current: Out<T>,
-        final_out: Out<T>,
-    ) -> Self {
+    pub fn new(init: In<T>, ticks: In<()>, feedback: In<T>, level: Level, current: Out<T>, final_out: Out<T>) -> Self {
         Carry { init, ticks, feedback, level, current, final_out, phase: Phase::NeedInit }
     }
 

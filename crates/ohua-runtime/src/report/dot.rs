@@ -58,11 +58,7 @@ pub fn to_dot(graph: &GraphInfo, plan: Option<&Plan>) -> String {
     }
     for a in graph.arcs {
         let style = if a.feedback { ", style=dashed" } else { "" };
-        let _ = writeln!(
-            out,
-            "  n{} -> n{} [label=\"{}→{}\"{style}];",
-            a.from, a.to, a.from_port, a.to_port
-        );
+        let _ = writeln!(out, "  n{} -> n{} [label=\"{}→{}\"{style}];", a.from, a.to, a.from_port, a.to_port);
     }
     out.push_str("}\n");
     out

@@ -46,14 +46,7 @@ mod tests {
     use crate::report::{NodeStats, RunReport};
 
     fn stats(name: &'static str, busy_ms: u64) -> NodeStats {
-        NodeStats {
-            name,
-            kind: "call",
-            section: 0,
-            firings: 1,
-            steps: 1,
-            busy: Duration::from_millis(busy_ms),
-        }
+        NodeStats { name, kind: "call", section: 0, firings: 1, steps: 1, busy: Duration::from_millis(busy_ms) }
     }
 
     #[test]
@@ -63,13 +56,7 @@ mod tests {
             sections: 1,
             wall: Duration::from_millis(100),
             nodes: vec![stats("t/short#0", 1), stats("t/a_longer_name#1", 50)],
-            plan: Plan {
-                section_of: vec![0, 0],
-                sections: 1,
-                batch_size: 1,
-                local_capacity: 17,
-                cross_capacity: 1,
-            },
+            plan: Plan { section_of: vec![0, 0], sections: 1, batch_size: 1, local_capacity: 17, cross_capacity: 1 },
         };
         let text = r.to_string();
         let lines: Vec<&str> = text.lines().collect();

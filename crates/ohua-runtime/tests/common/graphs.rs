@@ -77,11 +77,7 @@ pub static LOOPY: GraphInfo = GraphInfo {
 
 /// Run a [`PIPE`]-shaped graph over `0..n`: stages 1 and 3 add one, stage 2
 /// applies `middle`.
-pub fn run_pipeline(
-    graph: &'static GraphInfo,
-    n: u64,
-    middle: impl FnMut(u64) -> u64 + Send,
-) -> Vec<u64> {
+pub fn run_pipeline(graph: &'static GraphInfo, n: u64, middle: impl FnMut(u64) -> u64 + Send) -> Vec<u64> {
     execute(graph, |b| {
         let (t0, r0) = b.arc(0);
         let (t1, r1) = b.arc(1);

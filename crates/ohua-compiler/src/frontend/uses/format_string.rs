@@ -24,8 +24,7 @@ pub(crate) fn captured_names(format: &str) -> Vec<String> {
         let mut pieces = spec.split('$').peekable();
         while let Some(piece) = pieces.next() {
             if pieces.peek().is_some() {
-                let start =
-                    piece.rfind(|c: char| !(c.is_alphanumeric() || c == '_')).map_or(0, |i| i + 1);
+                let start = piece.rfind(|c: char| !(c.is_alphanumeric() || c == '_')).map_or(0, |i| i + 1);
                 push(&piece[start..]);
             }
         }
@@ -38,9 +37,7 @@ pub(crate) fn captured_names(format: &str) -> Vec<String> {
 fn is_identifier(s: &str) -> bool {
     let mut chars = s.chars();
     match chars.next() {
-        Some(c) if c.is_alphabetic() || c == '_' => {
-            s != "_" && chars.all(|c| c.is_alphanumeric() || c == '_')
-        }
+        Some(c) if c.is_alphabetic() || c == '_' => s != "_" && chars.all(|c| c.is_alphanumeric() || c == '_'),
         _ => false,
     }
 }

@@ -25,9 +25,7 @@ impl Collector<'_> {
             Some("matches") => self.matches(m),
             Some("vec") => self.vec(m),
             Some(name) => match format_position(name) {
-                Some(position) => {
-                    self.format_like(m, position, matches!(name, "write" | "writeln"))
-                }
+                Some(position) => self.format_like(m, position, matches!(name, "write" | "writeln")),
                 None => false,
             },
             None => false,
@@ -125,8 +123,8 @@ impl Collector<'_> {
 /// (`Some(None)` for macros without one); `None` for other macros.
 fn format_position(name: &str) -> Option<Option<usize>> {
     Some(match name {
-        "format" | "format_args" | "print" | "println" | "eprint" | "eprintln" | "panic"
-        | "unreachable" | "todo" | "unimplemented" => Some(0),
+        "format" | "format_args" | "print" | "println" | "eprint" | "eprintln" | "panic" | "unreachable" | "todo"
+        | "unimplemented" => Some(0),
         "write" | "writeln" | "assert" | "debug_assert" => Some(1),
         "assert_eq" | "assert_ne" | "debug_assert_eq" | "debug_assert_ne" => Some(2),
         "dbg" => None,

@@ -23,11 +23,7 @@ use crate::error::{CompileError, Result};
 
 /// Analyses `expr` against the algorithm locals in `scope`; `algorithms`
 /// are the names that denote algorithms when called.
-pub(crate) fn analyze(
-    expr: &syn::Expr,
-    scope: &Scope,
-    algorithms: &[syn::Ident],
-) -> Result<NodeExpr> {
+pub(crate) fn analyze(expr: &syn::Expr, scope: &Scope, algorithms: &[syn::Ident]) -> Result<NodeExpr> {
     let mut collector = Collector {
         outer: scope,
         algorithms,

@@ -38,7 +38,12 @@ pub fn lower(ir: &Ir) -> Result<Graph> {
     };
     for p in &ir.params {
         let ident = ir.vars[p.0 as usize].ident.clone();
-        let n = l.add(Node::new(format!("{}/{}#arg", ir.name, ident), 0, Kind::Source(Some(ident.clone())), ident.to_string()));
+        let n = l.add(Node::new(
+            format!("{}/{}#arg", ir.name, ident),
+            0,
+            Kind::Source(Some(ident.clone())),
+            ident.to_string(),
+        ));
         l.g.nodes[n].outputs = 1;
         l.def.insert(*p, (0, (n, 0)));
     }
@@ -53,6 +58,10 @@ pub fn lower(ir: &Ir) -> Result<Graph> {
 
 /// Where a value comes from: (node, output port).
 pub(crate) type Src = (NodeId, usize);
+
+/// A sticky input being wired: the slot, its stream, and where its released
+/// value is defined (context of the value's level, the value).
+type StickyIn = (Sticky, Src, Option<(CtxId, VarId)>);
 
 pub(crate) struct Lower<'a> {
     ir: &'a Ir,
@@ -108,18 +117,27 @@ impl Lower<'_> {
         match op {
             Op::Node(n) => self.call(n, ctx),
             Op::Branch { sel, arms, outs, .. } => self.branch(*sel, arms, outs, ctx),
-            Op::For { coll, elem, carried, collect, body, .. } => {
-                self.for_loop(*coll, *elem, carried, collect.as_ref().map(|c| c.0), collect.as_ref().and_then(|c| c.1.clone()), body, ctx)
-            }
+            Op::For { coll, elem, carried, collect, body, .. } => self.for_loop(
+                *coll,
+                *elem,
+                carried,
+                collect.as_ref().map(|c| c.0),
+                collect.as_ref().and_then(|c| c.1.clone()),
+                body,
+                ctx,
+            ),
             Op::Loop { carried, body, outs, .. } => self.while_loop(carried, body, outs, ctx),
         }
     }
 
     /// A code node: route every input, decide data vs sticky, wire outputs.
     fn call(&mut self, n: &NodeOp, ctx: CtxId) {
-        let generated = !matches!(n.code, Code::Let { .. } | Code::Assign { .. } | Code::IfSelector(_) | Code::MatchDispatch { .. });
+        let generated = !matches!(
+            n.code,
+            Code::Let { .. } | Code::Assign { .. } | Code::IfSelector(_) | Code::MatchDispatch { .. }
+        );
         let mut data: Vec<(Option<syn::Ident>, Src)> = Vec::new();
-        let mut sticky: Vec<(Sticky, Src, Option<(CtxId, VarId)>)> = Vec::new();
+        let mut sticky: Vec<StickyIn> = Vec::new();
         let mut threaded: Vec<(syn::Ident, VarId)> = Vec::new();
         for (k, input) in n.inputs.iter().enumerate() {
             let ident = if generated { format_ident!("__ohua_in{}", k) } else { input.ident.clone() };
@@ -143,12 +161,18 @@ impl Lower<'_> {
         // Allocate the node only now, after routing created any switch it
         // reads from: code generation emits nodes in id order, producers first.
         let id = self.add(Node::new(n.name.clone(), self.ctxs[ctx].depth, Kind::Source(None), label(n)));
-        let mut returns: Vec<syn::Ident> = n
-            .outputs
-            .iter()
-            .enumerate()
-            .map(|(k, v)| if generated { format_ident!("__ohua_out{}", k) } else { self.ir.vars[v.0 as usize].ident.clone() })
-            .collect();
+        let mut returns: Vec<syn::Ident> =
+            n.outputs
+                .iter()
+                .enumerate()
+                .map(|(k, v)| {
+                    if generated {
+                        format_ident!("__ohua_out{}", k)
+                    } else {
+                        self.ir.vars[v.0 as usize].ident.clone()
+                    }
+                })
+                .collect();
         for (k, v) in n.outputs.iter().enumerate() {
             self.def.insert(*v, (ctx, (id, k)));
         }
@@ -210,7 +234,9 @@ impl Lower<'_> {
 fn label(n: &NodeOp) -> String {
     use quote::ToTokens;
     let s = match &n.code {
-        Code::Let { expr, .. } | Code::Assign { expr, .. } | Code::IfSelector(expr) => expr.to_token_stream().to_string(),
+        Code::Let { expr, .. } | Code::Assign { expr, .. } | Code::IfSelector(expr) => {
+            expr.to_token_stream().to_string()
+        }
         Code::MatchDispatch { scrutinee, .. } => format!("match {}", scrutinee.to_token_stream()),
         other => format!("{other:?}").split_whitespace().next().unwrap_or("").to_lowercase(),
     };
@@ -248,4 +274,3 @@ fn count_uses(ir: &Ir) -> HashMap<VarId, usize> {
     region(&ir.body, &mut u);
     u
 }
-

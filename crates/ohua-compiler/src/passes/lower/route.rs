@@ -15,10 +15,8 @@ impl Lower<'_> {
     /// If the value was not defined in `ctx` or an enclosing context (a
     /// resolver bug).
     pub(crate) fn route(&mut self, var: VarId, ctx: CtxId) -> Routed {
-        let (def_ctx, src) = *self
-            .def
-            .get(&var)
-            .unwrap_or_else(|| panic!("ohua internal error: value {var:?} used before definition"));
+        let (def_ctx, src) =
+            *self.def.get(&var).unwrap_or_else(|| panic!("ohua internal error: value {var:?} used before definition"));
         let home = self.ctxs[def_ctx].depth;
         let mut path = vec![ctx];
         while *path.last().unwrap() != def_ctx {
@@ -119,7 +117,13 @@ impl Lower<'_> {
     }
 
     /// Open a child context.
-    pub(crate) fn child(&mut self, parent: CtxId, deeper: bool, arm: Option<(VarId, usize, usize)>, tick: Option<Src>) -> CtxId {
+    pub(crate) fn child(
+        &mut self,
+        parent: CtxId,
+        deeper: bool,
+        arm: Option<(VarId, usize, usize)>,
+        tick: Option<Src>,
+    ) -> CtxId {
         let depth = self.ctxs[parent].depth + u16::from(deeper);
         self.ctxs.push(Ctx { parent: Some(parent), depth, arm, tick });
         self.ctxs.len() - 1

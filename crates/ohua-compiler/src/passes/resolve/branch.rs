@@ -9,6 +9,9 @@ use crate::ir::{Code, Input, NodeOp, Op, Region, Use, VarId};
 use crate::passes::env::Slot;
 use crate::passes::scan;
 
+/// Resolves one arm body (plain or in tail position).
+pub(crate) type ArmBody<'f, 'r> = dyn FnMut(&mut Resolver<'r>, &Expr, bool) -> Result<Option<VarId>> + 'f;
+
 /// One arm of a branch, resolved on demand.
 pub(crate) type ArmFn<'f, 'r> = Box<dyn FnOnce(&mut Resolver<'r>) -> Result<Option<VarId>> + 'f>;
 
@@ -31,7 +34,13 @@ impl<'r> Resolver<'r> {
     }
 
     /// Resolve arms of a branch on `sel`; merges every binding an arm changed.
-    pub(crate) fn branch(&mut self, sel: VarId, arms: Vec<ArmFn<'_, 'r>>, want: bool, span: Span) -> Result<Option<VarId>> {
+    pub(crate) fn branch(
+        &mut self,
+        sel: VarId,
+        arms: Vec<ArmFn<'_, 'r>>,
+        want: bool,
+        span: Span,
+    ) -> Result<Option<VarId>> {
         self.branch_merging(sel, arms, want, span, true)
     }
 
@@ -89,7 +98,14 @@ impl<'r> Resolver<'r> {
     }
 
     /// `if cond { then } else { else_ }`.
-    pub(crate) fn if_expr(&mut self, cond: &Expr, then: &Block, else_: Option<&Expr>, span: Span, want: bool) -> Result<Option<VarId>> {
+    pub(crate) fn if_expr(
+        &mut self,
+        cond: &Expr,
+        then: &Block,
+        else_: Option<&Expr>,
+        span: Span,
+        want: bool,
+    ) -> Result<Option<VarId>> {
         let sel = self.selector(cond)?;
         let arms: Vec<ArmFn<'_, 'r>> = vec![
             Box::new(move |r: &mut Resolver<'r>| r.block(then, want)),
@@ -102,7 +118,12 @@ impl<'r> Resolver<'r> {
     }
 
     /// The dispatching node of a `match`: arm index plus each arm's bindings.
-    pub(crate) fn dispatch(&mut self, scrutinee: &Expr, arms: &[Arm], span: Span) -> Result<(VarId, Vec<Option<VarId>>)> {
+    pub(crate) fn dispatch(
+        &mut self,
+        scrutinee: &Expr,
+        arms: &[Arm],
+        span: Span,
+    ) -> Result<(VarId, Vec<Option<VarId>>)> {
         let (expr, mut inputs) = match scrutinee {
             Expr::Node(n) => (n.expr.clone(), self.node_inputs(n, None)?),
             other => {
@@ -135,7 +156,10 @@ impl<'r> Resolver<'r> {
         }
         let code = Code::MatchDispatch {
             scrutinee: expr,
-            arms: arms.iter().map(|a| (a.pat.clone(), a.guard.as_ref().map(|g| g.expr.clone()), a.bindings.clone())).collect(),
+            arms: arms
+                .iter()
+                .map(|a| (a.pat.clone(), a.guard.as_ref().map(|g| g.expr.clone()), a.bindings.clone()))
+                .collect(),
         };
         let name = self.site_name("match");
         self.emit(NodeOp { name, code, inputs, outputs, span });
@@ -143,7 +167,13 @@ impl<'r> Resolver<'r> {
     }
 
     /// `match scrutinee { arms }`.
-    pub(crate) fn match_expr(&mut self, scrutinee: &Expr, arms: &[Arm], span: Span, want: bool) -> Result<Option<VarId>> {
+    pub(crate) fn match_expr(
+        &mut self,
+        scrutinee: &Expr,
+        arms: &[Arm],
+        span: Span,
+        want: bool,
+    ) -> Result<Option<VarId>> {
         self.match_with(scrutinee, arms, span, want, &mut |r, body, want| r.expr(body, want))
     }
 
@@ -154,7 +184,7 @@ impl<'r> Resolver<'r> {
         arms: &[Arm],
         span: Span,
         want: bool,
-        body: &mut dyn FnMut(&mut Resolver<'r>, &Expr, bool) -> Result<Option<VarId>>,
+        body: &mut ArmBody<'_, 'r>,
     ) -> Result<Option<VarId>> {
         let (sel, bound) = self.dispatch(scrutinee, arms, span)?;
         let body = std::cell::RefCell::new(body);

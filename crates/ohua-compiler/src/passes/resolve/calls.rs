@@ -70,9 +70,10 @@ impl<'r> Resolver<'r> {
 
     /// `name(args)` where `name` is an algorithm: inline it.
     pub(crate) fn algo_call(&mut self, name: &syn::Ident, args: &[Expr], span: Span) -> Result<VarId> {
-        let callee = self.algorithms.get(&name.to_string()).ok_or_else(|| {
-            CompileError::invalid(name.span(), format!("`{name}` is not a known algorithm"))
-        })?;
+        let callee = self
+            .algorithms
+            .get(&name.to_string())
+            .ok_or_else(|| CompileError::invalid(name.span(), format!("`{name}` is not a known algorithm")))?;
         if self.inlining.iter().any(|n| n == &name.to_string()) {
             return Err(CompileError::unsupported(
                 span,
@@ -183,7 +184,8 @@ impl<'r> Resolver<'r> {
                 Ok(self.branch_merging(sel, arms, true, span, false)?.expect("flow"))
             }
             Expr::Match { scrutinee, arms, span } => {
-                let v = self.match_with(scrutinee, arms, *span, true, &mut |r, body, _| r.tail_expr(body, alg).map(Some))?;
+                let v =
+                    self.match_with(scrutinee, arms, *span, true, &mut |r, body, _| r.tail_expr(body, alg).map(Some))?;
                 Ok(v.expect("flow"))
             }
             other => {
@@ -197,4 +199,3 @@ impl<'r> Resolver<'r> {
 fn expr_span_of(e: &Expr) -> Span {
     super::branch::expr_span(e)
 }
-

@@ -184,10 +184,7 @@ impl Resolver<'_> {
 
     /// A `ControlFlow` value built from `vars` (`code` is `Continue` or `Break`).
     pub(crate) fn flow(&mut self, code: Code, vars: &[VarId], span: Span) -> VarId {
-        let inputs = vars
-            .iter()
-            .map(|v| Input { var: *v, ident: self.ident(*v), usage: Use::Read })
-            .collect();
+        let inputs = vars.iter().map(|v| Input { var: *v, ident: self.ident(*v), usage: Use::Read }).collect();
         let out = self.temp("flow", span);
         let name = self.site_name(if matches!(code, Code::Continue) { "continue" } else { "break" });
         self.emit(NodeOp { name, code, inputs, outputs: vec![out], span });

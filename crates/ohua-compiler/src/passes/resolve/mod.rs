@@ -51,12 +51,7 @@ pub fn resolve(name: &str, algorithms: &HashMap<String, Algorithm>) -> Result<Ir
     }
     let result = r.algorithm_body(alg)?;
     let ops = std::mem::take(&mut r.ops);
-    Ok(Ir {
-        name: alg.name.to_string(),
-        vars: r.vars,
-        params,
-        body: Region { ops, yields: vec![result] },
-    })
+    Ok(Ir { name: alg.name.to_string(), vars: r.vars, params, body: Region { ops, yields: vec![result] } })
 }
 
 pub(crate) struct Resolver<'a> {
@@ -139,9 +134,10 @@ impl Resolver<'_> {
 
     /// The current version of a visible local.
     pub(crate) fn current(&self, name: &syn::Ident) -> Result<VarId> {
-        let pos = self.env.lookup(&name.to_string()).ok_or_else(|| {
-            crate::error::CompileError::invalid(name.span(), format!("unknown local `{name}`"))
-        })?;
+        let pos = self
+            .env
+            .lookup(&name.to_string())
+            .ok_or_else(|| crate::error::CompileError::invalid(name.span(), format!("unknown local `{name}`")))?;
         Ok(match self.env.get(pos) {
             Slot::Plain { var, .. } => var,
             Slot::Resident { outer, .. } => outer,
@@ -157,7 +153,13 @@ impl Resolver<'_> {
     }
 
     /// Resolve statements and an optional tail in the current scope.
-    pub(crate) fn stmts(&mut self, stmts: &[Stmt], tail: Option<&Expr>, want: bool, span: Span) -> Result<Option<VarId>> {
+    pub(crate) fn stmts(
+        &mut self,
+        stmts: &[Stmt],
+        tail: Option<&Expr>,
+        want: bool,
+        span: Span,
+    ) -> Result<Option<VarId>> {
         for (i, st) in stmts.iter().enumerate() {
             let rest = &stmts[i + 1..];
             match st {

@@ -61,16 +61,16 @@ impl Resolver<'_> {
         let mut inputs = Vec::new();
         let mut names: Vec<&syn::Ident> = n.uses.iter().map(|u| &u.name).collect();
         if let Some(t) = threaded_target {
-            if !names.iter().any(|n| *n == t) {
+            if !names.contains(&t) {
                 names.push(t);
             }
         }
         for ident in names {
-            let mutated = Some(ident) == threaded_target
-                || n.uses.iter().any(|u| &u.name == ident && u.mutated);
-            let pos = self.env.lookup(&ident.to_string()).ok_or_else(|| {
-                crate::error::CompileError::invalid(ident.span(), format!("unknown local `{ident}`"))
-            })?;
+            let mutated = Some(ident) == threaded_target || n.uses.iter().any(|u| &u.name == ident && u.mutated);
+            let pos = self
+                .env
+                .lookup(&ident.to_string())
+                .ok_or_else(|| crate::error::CompileError::invalid(ident.span(), format!("unknown local `{ident}`")))?;
             let input = match self.env.get(pos) {
                 Slot::Plain { var, state } if state || mutated => {
                     let out = self.fresh(ident);
@@ -183,7 +183,13 @@ impl Resolver<'_> {
     }
 
     /// `target (op)= value;`
-    pub(crate) fn assign(&mut self, target: &syn::Ident, op: Option<&syn::BinOp>, value: &Expr, span: Span) -> Result<()> {
+    pub(crate) fn assign(
+        &mut self,
+        target: &syn::Ident,
+        op: Option<&syn::BinOp>,
+        value: &Expr,
+        span: Span,
+    ) -> Result<()> {
         match value {
             Expr::Node(n) => {
                 let inputs = self.node_inputs(n, Some(target))?;

@@ -1,0 +1,119 @@
+//! Snapshot tests of the IR and graph stages on representative algorithms.
+//! Review changes with `cargo insta review` (or `INSTA_UPDATE=always`).
+
+use ohua_compiler::compile;
+
+fn stages(item: syn::ItemFn) -> String {
+    let c = compile(&item, &[]).expect("compiles");
+    format!("{}\n{}", c.stage("ir").unwrap(), c.stage("graph").unwrap())
+}
+
+#[test]
+fn pipeline_with_resident_state() {
+    insta::assert_snapshot!(stages(syn::parse_quote! {
+        fn word_freq(lines: Vec<String>) -> Vec<(String, u64)> {
+            let mut tok = Tokenizer::new();
+            let mut counts = Counter::new();
+            for line in lines {
+                let words = tok.split(line);
+                let clean = normalize(words);
+                counts.add(clean);
+            }
+            counts.top(10)
+        }
+    }));
+}
+
+#[test]
+fn state_used_twice_in_loop_is_carried() {
+    insta::assert_snapshot!(stages(syn::parse_quote! {
+        fn twice(xs: Vec<i64>) -> i64 {
+            let mut s = S::new();
+            for x in xs {
+                s.a(x);
+                let y = f(x);
+                s.b(y);
+            }
+            s.total()
+        }
+    }));
+}
+
+#[test]
+fn branch_switches_values_and_merges_phis() {
+    insta::assert_snapshot!(stages(syn::parse_quote! {
+        fn br(x: i64, y: i64) -> i64 {
+            let mut acc = 0;
+            if x > y {
+                acc = f(x);
+            } else {
+                let z = g(y);
+                acc = h(z, acc);
+            }
+            acc
+        }
+    }));
+}
+
+#[test]
+fn match_dispatch_and_arm_bindings() {
+    insta::assert_snapshot!(stages(syn::parse_quote! {
+        fn m(v: Option<i64>, k: i64) -> i64 {
+            match v {
+                Some(x) if x > k => f(x),
+                Some(x) => g(x, k),
+                None => 0,
+            }
+        }
+    }));
+}
+
+#[test]
+fn nested_loops_capture_outer_values_as_sticky() {
+    insta::assert_snapshot!(stages(syn::parse_quote! {
+        fn nest(rows: Vec<Vec<i64>>, k: i64) -> Vec<i64> {
+            let mut out = Vec::new();
+            for row in rows {
+                for x in row {
+                    let y = scale(x, k);
+                    out.push(y);
+                }
+            }
+            out
+        }
+    }));
+}
+
+#[test]
+fn while_loop_cycles_control_flow() {
+    insta::assert_snapshot!(stages(syn::parse_quote! {
+        fn count(n: u64) -> u64 {
+            let mut i = 0;
+            let mut acc = 1;
+            while i < n {
+                acc = step(acc);
+                i += 1;
+            }
+            acc
+        }
+    }));
+}
+
+#[test]
+fn tail_recursion_becomes_a_loop() {
+    insta::assert_snapshot!(stages(syn::parse_quote! {
+        fn gcd(a: u64, b: u64) -> u64 {
+            if b == 0 { a } else { gcd(b, a % b) }
+        }
+    }));
+}
+
+#[test]
+fn map_collect_is_smap_and_collect() {
+    insta::assert_snapshot!(stages(syn::parse_quote! {
+        fn squares(xs: Vec<u64>) -> Vec<u64> {
+            let ys: Vec<u64> = xs.into_iter().map(|x| sq(x)).collect();
+            ys
+        }
+    }));
+}

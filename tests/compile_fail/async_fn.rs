@@ -1,0 +1,5 @@
+#[ohua::algorithm]
+async fn alg(x: i64) -> i64 {
+    x
+}
+fn main() {}

@@ -1,0 +1,128 @@
+//! The runtime side of the contract, observed through algorithms: panics
+//! propagate with the operator's name, long streams through tiny arcs do not
+//! deadlock, and a blocked operator stalls only its own section.
+
+use std::sync::mpsc;
+use std::time::Duration;
+
+use ohua::{algorithm, Deployment, SectionStrategy};
+
+fn per_operator(batch: usize, cap: usize) -> Deployment {
+    Deployment { workers: 2, sections: SectionStrategy::PerOperator, batch_size: batch, arc_capacity: cap, ..Default::default() }
+}
+
+/// Run `f` on a thread and fail (instead of hanging CI) if it takes too long.
+fn within<R: Send + 'static>(secs: u64, f: impl FnOnce() -> R + Send + 'static) -> R {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx.recv_timeout(Duration::from_secs(secs)).expect("the algorithm hung")
+}
+
+fn fragile(x: u64) -> u64 {
+    if x == 777 {
+        panic!("item {x} is cursed");
+    }
+    x + 1
+}
+
+#[algorithm]
+fn may_panic(xs: Vec<u64>) -> Vec<u64> {
+    let mut out = Vec::new();
+    for x in xs {
+        let y = fragile(x);
+        out.push(y);
+    }
+    out
+}
+
+#[test]
+fn a_panic_is_reraised_in_the_caller_with_the_operator_name() {
+    for (name, d) in ohua_conformance::deployments() {
+        let err = within(60, move || {
+            std::panic::catch_unwind(|| ohua::with_deployment(d, || may_panic((0..10_000).collect()))).unwrap_err()
+        });
+        let msg = err.downcast_ref::<String>().cloned().unwrap_or_default();
+        assert!(msg.contains("may_panic/fragile#"), "{name}: message lacks the operator name: {msg}");
+        assert!(msg.contains("item 777 is cursed"), "{name}: message lacks the original message: {msg}");
+    }
+    // The graph is torn down: the same algorithm runs fine afterwards.
+    assert_eq!(may_panic(vec![1, 2]), vec![2, 3]);
+}
+
+fn s1(x: u64) -> u64 {
+    x.wrapping_mul(3)
+}
+fn s2(x: u64) -> u64 {
+    x ^ 0x5555
+}
+fn s3(x: u64) -> u64 {
+    x.rotate_left(7)
+}
+fn s4(x: u64) -> u64 {
+    x.wrapping_add(11)
+}
+
+#[algorithm]
+fn five_stages(n: u64) -> (u64, u64) {
+    let mut sum = Summer::default();
+    for x in 0..n {
+        let a = s1(x);
+        let b = s2(a);
+        let c = s3(b);
+        let d = s4(c);
+        sum.add(d);
+    }
+    sum.result()
+}
+
+#[derive(Default)]
+struct Summer {
+    total: u64,
+    count: u64,
+}
+impl Summer {
+    fn add(&mut self, x: u64) {
+        self.total = self.total.wrapping_add(x);
+        self.count += 1;
+    }
+    fn result(&self) -> (u64, u64) {
+        (self.total, self.count)
+    }
+}
+
+#[test]
+fn a_million_items_stream_through_five_stages_with_tiny_arcs() {
+    let expected = ohua::sequential(|| five_stages(1_000_000));
+    for d in [per_operator(4, 2), per_operator(1, 1), Deployment { workers: 2, ..Default::default() }] {
+        let got = within(120, move || ohua::with_deployment(d, || five_stages(1_000_000)));
+        assert_eq!(got, expected);
+    }
+    assert_eq!(expected.1, 1_000_000);
+}
+
+fn wait_for(rx: mpsc::Receiver<u32>) -> u32 {
+    rx.recv_timeout(Duration::from_secs(30)).expect("the independent operator never ran")
+}
+fn signal(tx: mpsc::Sender<u32>, v: u32) -> u32 {
+    tx.send(v).expect("receiver alive");
+    v
+}
+
+#[algorithm]
+fn blocked_and_independent(rx: mpsc::Receiver<u32>, tx: mpsc::Sender<u32>) -> (u32, u32) {
+    let got = wait_for(rx);
+    let sent = signal(tx, 42);
+    (got, sent)
+}
+
+#[test]
+fn a_blocking_operator_does_not_stall_an_independent_one() {
+    // `wait_for` blocks its section until `signal`, in another section, runs.
+    let got = within(60, || {
+        let (tx, rx) = mpsc::channel();
+        ohua::with_deployment(per_operator(256, 16), || blocked_and_independent(rx, tx))
+    });
+    assert_eq!(got, (42, 42));
+}
