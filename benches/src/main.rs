@@ -1,1 +1,32 @@
-fn main() {}
+//! Benchmark programs for Ohua in Rust.
+//!
+//! Every benchmark measures its baselines in the same run and prints ratios
+//! against them; each variant is run 5 times and the median is reported.
+//!
+//! ```text
+//! cargo run --release -p ohua-bench            # all benchmarks
+//! cargo run --release -p ohua-bench -- chain   # one of: chain, balanced, hop
+//! ```
+
+mod balanced;
+mod chain;
+mod common;
+mod hop;
+
+const BENCHMARKS: &[(&str, fn())] = &[("chain", chain::run), ("balanced", balanced::run), ("hop", hop::run)];
+
+fn main() {
+    let selected: Vec<String> = std::env::args().skip(1).collect();
+    for name in &selected {
+        if !BENCHMARKS.iter().any(|(n, _)| n == name) {
+            let names: Vec<&str> = BENCHMARKS.iter().map(|(n, _)| *n).collect();
+            eprintln!("unknown benchmark `{name}`; expected one of: {}", names.join(", "));
+            std::process::exit(2);
+        }
+    }
+    for (name, run) in BENCHMARKS {
+        if selected.is_empty() || selected.iter().any(|s| s == name) {
+            run();
+        }
+    }
+}

@@ -1,0 +1,141 @@
+//! `balanced`: a 2-stage CPU pipeline, each stage ~10 µs of real work per
+//! item, 20,000 items. The ideal 2-core speedup over the sequential loop is 2.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::bounded;
+use ohua::{algorithm, Deployment, SectionRule, SectionStrategy};
+
+use crate::common::{header, median, row};
+
+const ITEMS: u64 = 20_000;
+const TARGET: Duration = Duration::from_micros(10);
+
+/// Rounds of mixing per stage call, calibrated to `TARGET` at start-up.
+static ROUNDS: AtomicU64 = AtomicU64::new(1000);
+
+/// `rounds` rounds of a multiply-xorshift mixer (the finalizer of
+/// SplitMix64): a serial dependency chain the compiler cannot skip.
+fn mix(mut x: u64, rounds: u64) -> u64 {
+    for i in 0..rounds {
+        x = x.wrapping_add(0x9E37_79B9_7F4A_7C15 ^ i);
+        x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        x ^= x >> 31;
+    }
+    x
+}
+
+#[inline(never)]
+fn work_a(x: u64) -> u64 {
+    mix(std::hint::black_box(x), ROUNDS.load(Ordering::Relaxed))
+}
+
+#[inline(never)]
+fn work_b(x: u64) -> u64 {
+    mix(std::hint::black_box(x) ^ 0x5555, ROUNDS.load(Ordering::Relaxed))
+}
+
+/// Pick `ROUNDS` so that one stage call takes about `TARGET`.
+fn calibrate() -> Duration {
+    let probe = 2_000;
+    let calls = 2_000u64;
+    let mut best = Duration::MAX;
+    for _ in 0..3 {
+        let t = Instant::now();
+        let mut x = 0;
+        for i in 0..calls {
+            x ^= mix(i, probe);
+        }
+        std::hint::black_box(x);
+        best = best.min(t.elapsed());
+    }
+    let per_round = best.as_secs_f64() / (calls * probe) as f64;
+    let rounds = (TARGET.as_secs_f64() / per_round).round().max(1.0) as u64;
+    ROUNDS.store(rounds, Ordering::Relaxed);
+    let t = Instant::now();
+    for i in 0..calls {
+        std::hint::black_box(work_a(i));
+    }
+    t.elapsed() / calls as u32
+}
+
+#[algorithm]
+fn two_stage(xs: Vec<u64>) -> Vec<u64> {
+    let mut out = Vec::new();
+    for x in xs {
+        let a = work_a(x);
+        let b = work_b(a);
+        out.push(b);
+    }
+    out
+}
+
+fn sequential_loop(xs: Vec<u64>) -> Vec<u64> {
+    let mut out = Vec::with_capacity(xs.len());
+    for x in xs {
+        out.push(work_b(work_a(x)));
+    }
+    out
+}
+
+/// `work_a` on a spawned thread, `work_b` on the calling thread, batches of
+/// 64 items over a bounded crossbeam channel.
+fn hand_written(xs: Vec<u64>) -> Vec<u64> {
+    const BATCH: usize = 64;
+    let (tx, rx) = bounded::<Vec<u64>>(16);
+    std::thread::scope(|s| {
+        s.spawn(move || {
+            for chunk in xs.chunks(BATCH) {
+                tx.send(chunk.iter().map(|x| work_a(*x)).collect()).expect("receiver alive");
+            }
+        });
+        let mut out = Vec::with_capacity(ITEMS as usize);
+        for batch in rx {
+            out.extend(batch.into_iter().map(work_b));
+        }
+        out
+    })
+}
+
+pub fn run() {
+    header("balanced", "2-stage CPU pipeline, ~10 µs per stage per item, 20,000 items");
+    let per_call = calibrate();
+    println!(
+        "calibration: {} rounds per stage call = {:.2} µs",
+        ROUNDS.load(Ordering::Relaxed),
+        per_call.as_secs_f64() * 1e6
+    );
+    let xs: Vec<u64> = (0..ITEMS).collect();
+    let split = Deployment {
+        workers: 2,
+        sections: SectionStrategy::Rules(vec![
+            SectionRule::new(["two_stage/work_a#.*"]).expect("valid regex"),
+            SectionRule::new([".*"]).expect("valid regex"),
+        ]),
+        ..Deployment::default()
+    };
+    let default = Deployment::default();
+    println!("  {:<44} {:>14}  speedup vs sequential / vs hand-written", "variant", "ms");
+
+    let (t_seq, expected) = median(|| xs.clone(), sequential_loop);
+    let (t_hand, r) = median(|| xs.clone(), hand_written);
+    assert_eq!(r, expected);
+    let (t_def, r) = median(|| xs.clone(), two_stage);
+    assert_eq!(r, expected);
+    let (t_two, r) = median(|| xs.clone(), |v| ohua::with_deployment(split.clone(), || two_stage(v)));
+    assert_eq!(r, expected);
+
+    let ms = |d: Duration| format!("{:.2}", d.as_secs_f64() * 1e3);
+    let vs = |d: Duration| {
+        format!("{:.2}x / {:.2}x", t_seq.as_secs_f64() / d.as_secs_f64(), t_hand.as_secs_f64() / d.as_secs_f64())
+    };
+    row("sequential loop", ms(t_seq), vs(t_seq));
+    row("hand-written 2-thread crossbeam (batch 64)", ms(t_hand), vs(t_hand));
+    row(&format!("ohua default ({} workers, {})", default.workers, default.sections), ms(t_def), vs(t_def));
+    row("ohua 2-section (rules: work_a | rest)", ms(t_two), vs(t_two));
+    println!("2-section deployment: {}", split.sections);
+    println!("target: ohua >= 1.8x over sequential on 2 cores");
+    println!();
+}

@@ -1,0 +1,69 @@
+//! Header, timing and table helpers shared by the benchmarks.
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// Runs per variant; the median is reported.
+pub const RUNS: usize = 5;
+
+/// The trivial stage of the chain and hop benchmarks. Not inlined, and its
+/// argument goes through `black_box`, so every implementation performs the
+/// same real calls.
+#[inline(never)]
+pub fn stage(x: u64) -> u64 {
+    std::hint::black_box(x) + 1
+}
+
+fn command_output(cmd: &str, args: &[&str]) -> Option<String> {
+    let out = Command::new(cmd).args(args).output().ok()?;
+    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, v)| v.trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown".to_string())
+}
+
+/// Print the benchmark's header: what it is, the command, the machine and
+/// the toolchain and commit.
+pub fn header(name: &str, what: &str) {
+    let nproc = std::thread::available_parallelism().map_or(0, |n| n.get());
+    println!("== {name}: {what}");
+    println!("command : cargo run --release -p ohua-bench -- {name}");
+    println!("nproc   : {nproc}");
+    println!("cpu     : {}", cpu_model());
+    println!("rustc   : {}", command_output("rustc", &["--version"]).unwrap_or_else(|| "unknown".into()));
+    println!(
+        "commit  : {}",
+        command_output("git", &["rev-parse", "--short", "HEAD"]).unwrap_or_else(|| "unknown".into())
+    );
+    println!("runs    : median of {RUNS}");
+}
+
+/// Build a fresh input with `make_input` (not timed), time `f` on it, `RUNS`
+/// times; return the median duration and the last result.
+pub fn median<I, R>(mut make_input: impl FnMut() -> I, mut f: impl FnMut(I) -> R) -> (Duration, R) {
+    let mut times = Vec::with_capacity(RUNS);
+    let mut last = None;
+    for _ in 0..RUNS {
+        let input = make_input();
+        let t = Instant::now();
+        let r = f(input);
+        times.push(t.elapsed());
+        last = Some(r);
+    }
+    times.sort();
+    (times[RUNS / 2], last.expect("RUNS > 0"))
+}
+
+/// Print a table row.
+pub fn row(label: &str, value: String, note: String) {
+    println!("  {label:<44} {value:>14}  {note}");
+}
