@@ -11,14 +11,24 @@ use std::fmt::Debug;
 
 use ohua::{Deployment, SectionStrategy};
 
+
 /// The deployments every conformance test runs under.
 pub fn deployments() -> Vec<(String, Deployment)> {
     let base = Deployment::default();
     let mut ds = vec![
-        ("1 worker, 1 section".to_string(), Deployment { workers: 1, sections: SectionStrategy::Single, ..base.clone() }),
+        (
+            "1 worker, 1 section".to_string(),
+            Deployment { workers: 1, sections: SectionStrategy::Single, ..base.clone() },
+        ),
         (
             "2 workers, one section per operator, tiny arcs".to_string(),
-            Deployment { workers: 2, sections: SectionStrategy::PerOperator, batch_size: 2, arc_capacity: 2, ..base.clone() },
+            Deployment {
+                workers: 2,
+                sections: SectionStrategy::PerOperator,
+                batch_size: 2,
+                arc_capacity: 2,
+                ..base.clone()
+            },
         ),
         ("2 workers, auto".to_string(), Deployment { workers: 2, sections: SectionStrategy::Auto, ..base.clone() }),
     ];
