@@ -11,7 +11,6 @@ use std::fmt::Debug;
 
 use ohua::{Deployment, SectionStrategy};
 
-
 /// The deployments every conformance test runs under.
 pub fn deployments() -> Vec<(String, Deployment)> {
     let base = Deployment::default();
