@@ -26,7 +26,6 @@ pub fn deployments() -> Vec<(String, Deployment)> {
                 sections: SectionStrategy::PerOperator,
                 batch_size: 2,
                 arc_capacity: 2,
-                ..base.clone()
             },
         ),
         ("2 workers, auto".to_string(), Deployment { workers: 2, sections: SectionStrategy::Auto, ..base.clone() }),
@@ -39,7 +38,6 @@ pub fn deployments() -> Vec<(String, Deployment)> {
                 sections: SectionStrategy::Random { sections: 3, seed },
                 batch_size: 1 + seed as usize,
                 arc_capacity: 1 + seed as usize,
-                ..base.clone()
             },
         ));
     }
