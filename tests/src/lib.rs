@@ -21,12 +21,7 @@ pub fn deployments() -> Vec<(String, Deployment)> {
         ),
         (
             "2 workers, one section per operator, tiny arcs".to_string(),
-            Deployment {
-                workers: 2,
-                sections: SectionStrategy::PerOperator,
-                batch_size: 2,
-                arc_capacity: 2,
-            },
+            Deployment { workers: 2, sections: SectionStrategy::PerOperator, batch_size: 2, arc_capacity: 2 },
         ),
         ("2 workers, auto".to_string(), Deployment { workers: 2, sections: SectionStrategy::Auto, ..base.clone() }),
     ];
