@@ -12,6 +12,22 @@ use super::{Node, Step};
 use crate::packet::{Level, Packet};
 use crate::port::{In, Out};
 
+/// Pop the end markers the loop body echoed back into the feedback arc.
+///
+/// Outside an iteration the feedback stream can only hold such echoes (its
+/// data answers an iteration the node emitted). They must be drained even
+/// when no iteration is running: a run of empty loops echoes one marker per
+/// activation, and a full feedback arc would stall the body and everything
+/// upstream of it. Returns how many were popped.
+fn drain_echoes<T>(feedback: &mut In<T>) -> usize {
+    let mut n = 0;
+    while let Some(Packet::End(_)) = feedback.peek() {
+        feedback.pop();
+        n += 1;
+    }
+    n
+}
+
 enum Phase<T> {
     /// Between activations of the parent level: no value held.
     NeedInit,
@@ -59,6 +75,9 @@ impl<T: Send> Node for Carry<T> {
     fn step(&mut self, budget: usize) -> Step {
         let mut done = 0;
         while done < budget {
+            if !matches!(self.phase, Phase::AwaitFeedback) {
+                done += drain_echoes(&mut self.feedback);
+            }
             if let Phase::AwaitFeedback = self.phase {
                 match self.feedback.pop() {
                     Some(Packet::Data(v)) => self.phase = Phase::Holding(v),
@@ -161,7 +180,13 @@ impl<C: Send, B: Send> LoopCarry<C, B> {
 impl<C: Send, B: Send> Node for LoopCarry<C, B> {
     fn step(&mut self, budget: usize) -> Step {
         let mut done = 0;
-        while done < budget && self.room() {
+        while done < budget {
+            if !self.in_loop {
+                done += drain_echoes(&mut self.feedback);
+            }
+            if !self.room() {
+                break;
+            }
             if self.in_loop {
                 match self.feedback.pop() {
                     Some(Packet::Data(ControlFlow::Continue(c))) => {
