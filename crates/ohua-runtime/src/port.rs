@@ -54,6 +54,16 @@ impl<T> In<T> {
     pub fn flush(&mut self) {
         self.rx.flush()
     }
+
+    /// `head/available`, e.g. `D/3`, `E1/1`, `-/0` or `closed`, for diagnostics.
+    pub fn describe(&self) -> String {
+        match self.peek() {
+            Some(Packet::Data(_)) => format!("D/{}", self.available()),
+            Some(Packet::End(l)) => format!("E{l}/{}", self.available()),
+            None if self.is_closed() => "closed".into(),
+            None => "-/0".into(),
+        }
+    }
 }
 
 /// An output port: zero or more arcs that each receive every packet.
@@ -114,6 +124,14 @@ impl<T> Out<T> {
     pub fn send_end(&mut self, level: Level) {
         for tx in &mut self.txs {
             tx.push(Packet::End(level));
+        }
+    }
+
+    /// `room` as text (`inf` when unconnected), for diagnostics.
+    pub fn describe(&self) -> String {
+        match self.room() {
+            usize::MAX => "inf".into(),
+            n => format!("room {n}"),
         }
     }
 

@@ -29,16 +29,41 @@ use crate::sync::Waker;
 pub fn channel<T>(capacity: usize, producer: Option<Waker>, consumer: Option<Waker>) -> (Sender<T>, Receiver<T>) {
     let (p, c) = rtrb::RingBuffer::new(capacity.max(1));
     (
-        Sender { ring: p, wake_consumer: consumer, dirty: false },
-        Receiver { ring: c, wake_producer: producer, dirty: false },
+        Sender { ring: p, wake_consumer: WakeOnDrop(consumer), dirty: false },
+        Receiver { ring: c, wake_producer: WakeOnDrop(producer), dirty: false },
     )
+}
+
+/// Wakes the other end's section when dropped.
+///
+/// It is the *last* field of [`Sender`] and [`Receiver`]: fields drop in
+/// declaration order, so the ring end is already dropped (the arc is marked
+/// abandoned) when the wake-up is issued. Waking first would let the woken
+/// section look before the abandonment, see an open empty arc, park again, and
+/// never be woken (regression test `closing_an_arc_wakes_a_parked_consumer`).
+struct WakeOnDrop(Option<Waker>);
+
+impl WakeOnDrop {
+    #[inline]
+    fn wake(&self) {
+        if let Some(w) = &self.0 {
+            w.wake();
+        }
+    }
+}
+
+impl Drop for WakeOnDrop {
+    fn drop(&mut self) {
+        self.wake();
+    }
 }
 
 /// Producing end of an arc.
 pub struct Sender<T> {
     ring: rtrb::Producer<Packet<T>>,
-    wake_consumer: Option<Waker>,
     dirty: bool,
+    // Must stay the last field: see `WakeOnDrop`.
+    wake_consumer: WakeOnDrop,
 }
 
 impl<T> Sender<T> {
@@ -75,18 +100,7 @@ impl<T> Sender<T> {
     #[inline]
     pub fn flush(&mut self) {
         if std::mem::take(&mut self.dirty) {
-            if let Some(w) = &self.wake_consumer {
-                w.wake();
-            }
-        }
-    }
-}
-
-impl<T> Drop for Sender<T> {
-    fn drop(&mut self) {
-        // The consumer must learn that the stream ended even if it is parked.
-        if let Some(w) = &self.wake_consumer {
-            w.wake();
+            self.wake_consumer.wake();
         }
     }
 }
@@ -94,8 +108,9 @@ impl<T> Drop for Sender<T> {
 /// Consuming end of an arc.
 pub struct Receiver<T> {
     ring: rtrb::Consumer<Packet<T>>,
-    wake_producer: Option<Waker>,
     dirty: bool,
+    // Must stay the last field: see `WakeOnDrop`.
+    wake_producer: WakeOnDrop,
 }
 
 impl<T> Receiver<T> {
@@ -136,17 +151,48 @@ impl<T> Receiver<T> {
     #[inline]
     pub fn flush(&mut self) {
         if std::mem::take(&mut self.dirty) {
-            if let Some(w) = &self.wake_producer {
-                w.wake();
-            }
+            self.wake_producer.wake();
         }
     }
 }
 
-impl<T> Drop for Receiver<T> {
-    fn drop(&mut self) {
-        if let Some(w) = &self.wake_producer {
-            w.wake();
-        }
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sync::{Arc, Mutex, Waker};
+
+    /// A consumer woken because its producer went away must, when it looks,
+    /// see the arc closed; otherwise it parks again and is never woken.
+    #[test]
+    fn closing_an_arc_wakes_a_parked_consumer() {
+        let rx_cell: Arc<Mutex<Option<Receiver<u8>>>> = Arc::new(Mutex::new(None));
+        let seen_closed: Arc<Mutex<Vec<bool>>> = Arc::new(Mutex::new(Vec::new()));
+        let (cell, seen) = (rx_cell.clone(), seen_closed.clone());
+        let waker = Waker::hook(move || {
+            let closed = cell.lock().unwrap().as_ref().map(Receiver::is_closed);
+            seen.lock().unwrap().extend(closed);
+        });
+        let (tx, rx) = channel::<u8>(2, None, Some(waker));
+        *rx_cell.lock().unwrap() = Some(rx);
+        drop(tx);
+        assert_eq!(*seen_closed.lock().unwrap(), vec![true]);
+    }
+
+    /// Likewise a producer woken because its consumer went away must see the
+    /// arc abandoned (unlimited room), not full.
+    #[test]
+    fn dropping_a_consumer_wakes_a_blocked_producer() {
+        let tx_cell: Arc<Mutex<Option<Sender<u8>>>> = Arc::new(Mutex::new(None));
+        let rooms: Arc<Mutex<Vec<usize>>> = Arc::new(Mutex::new(Vec::new()));
+        let (cell, seen) = (tx_cell.clone(), rooms.clone());
+        let waker = Waker::hook(move || {
+            let room = cell.lock().unwrap().as_ref().map(Sender::room);
+            seen.lock().unwrap().extend(room);
+        });
+        let (mut tx, rx) = channel::<u8>(1, Some(waker), None);
+        tx.push(Packet::Data(1));
+        *tx_cell.lock().unwrap() = Some(tx);
+        drop(rx);
+        assert_eq!(*rooms.lock().unwrap(), vec![usize::MAX]);
     }
 }

@@ -48,6 +48,7 @@ impl<'a> Section<'a> {
     /// Returns each operator's counters by node id.
     pub(crate) fn run(mut self, shared: &RunShared, graph: &GraphInfo) -> Vec<(usize, Counters)> {
         let backoff = Backoff::new();
+        let stall_dump = stall_dump_after();
         let mut live = self.tasks.len();
         while live > 0 {
             if shared.aborted() {
@@ -93,7 +94,16 @@ impl<'a> Section<'a> {
             } else if backoff.is_completed() {
                 // Race-free: a wake-up issued since the pass began left a
                 // token, and `park` returns at once.
-                self.parker.park();
+                match stall_dump {
+                    None => self.parker.park(),
+                    Some(after) => {
+                        let start = Instant::now();
+                        self.parker.park_timeout(after);
+                        if start.elapsed() >= after {
+                            eprintln!("{}", self.describe(graph));
+                        }
+                    }
+                }
                 backoff.reset();
             } else {
                 // Spin, then yield, re-running the pass each time: a peer
@@ -104,6 +114,17 @@ impl<'a> Section<'a> {
         self.finish(shared, graph)
     }
 
+    /// Every live operator's port state, one per line (for `OHUA_STALL_DUMP`).
+    fn describe(&self, graph: &GraphInfo) -> String {
+        let mut out = format!("ohua: section of `{}` parked without a wake-up:", graph.algorithm);
+        for t in &self.tasks {
+            if let Some(node) = &t.node {
+                out.push_str(&format!("\n  {:<32} {}", graph.nodes[t.id].name, node.describe()));
+            }
+        }
+        out
+    }
+
     /// Drop every remaining operator (closing its arcs) and return the counters.
     pub(crate) fn finish(mut self, shared: &RunShared, graph: &GraphInfo) -> Vec<(usize, Counters)> {
         for task in &mut self.tasks {
@@ -111,6 +132,13 @@ impl<'a> Section<'a> {
         }
         self.tasks.iter().map(|t| (t.id, t.counters)).collect()
     }
+}
+
+/// `OHUA_STALL_DUMP=<seconds>`: a section parked that long without a wake-up
+/// prints the state of its operators' ports (a diagnostic for stalls).
+fn stall_dump_after() -> Option<Duration> {
+    let secs: f64 = std::env::var("OHUA_STALL_DUMP").ok()?.parse().ok()?;
+    Some(Duration::from_secs_f64(secs))
 }
 
 /// Drop the task's operator, reporting a panicking destructor (user state

@@ -76,6 +76,11 @@ impl<T: Send> Node for Switch<T> {
         self.value.flush();
         self.arms.iter_mut().for_each(Out::flush);
     }
+
+    fn describe(&self) -> String {
+        let outs: Vec<String> = self.arms.iter().map(Out::describe).collect();
+        super::describe::ports(&[self.arm.describe(), self.value.describe()], &outs)
+    }
 }
 
 /// Takes each activation's value from the arm its arm index selects.
@@ -143,5 +148,10 @@ impl<T: Send> Node for Merge<T> {
         self.arm.flush();
         self.arms.iter_mut().for_each(In::flush);
         self.out.flush();
+    }
+
+    fn describe(&self) -> String {
+        let ins: Vec<String> = std::iter::once(self.arm.describe()).chain(self.arms.iter().map(In::describe)).collect();
+        super::describe::ports(&ins, &[self.out.describe()])
     }
 }

@@ -91,4 +91,14 @@ where
         self.sticky.flush();
         self.outputs.flush();
     }
+
+    fn describe(&self) -> String {
+        let sticky = self.sticky.describe();
+        let base = super::describe::ports(&self.inputs.describe(), &self.outputs.describe());
+        if sticky.is_empty() {
+            base
+        } else {
+            format!("{base} sticky[{}]", sticky.join("; "))
+        }
+    }
 }

@@ -141,6 +141,16 @@ impl<T: Send> Node for Carry<T> {
         self.current.flush();
         self.final_out.flush();
     }
+
+    fn describe(&self) -> String {
+        let phase = match self.phase {
+            Phase::NeedInit => "need-init",
+            Phase::Holding(_) => "holding",
+            Phase::AwaitFeedback => "await-feedback",
+        };
+        let ins = [self.init.describe(), self.ticks.describe(), self.feedback.describe()];
+        format!("{phase} {}", super::describe::ports(&ins, &[self.current.describe(), self.final_out.describe()]))
+    }
 }
 
 /// Loop-carried values of a `while` loop or tail recursion.
@@ -233,5 +243,12 @@ impl<C: Send, B: Send> Node for LoopCarry<C, B> {
         self.current.flush();
         self.ticks.flush();
         self.result.flush();
+    }
+
+    fn describe(&self) -> String {
+        let phase = if self.in_loop { "in-loop" } else { "between" };
+        let ins = [self.init.describe(), self.feedback.describe()];
+        let outs = [self.current.describe(), self.ticks.describe(), self.result.describe()];
+        format!("{phase} {}", super::describe::ports(&ins, &outs))
     }
 }

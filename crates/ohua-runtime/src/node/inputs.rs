@@ -61,6 +61,8 @@ pub trait DataInputs: Send {
     fn pop_end(&mut self);
     /// Wake producers.
     fn flush(&mut self);
+    /// Each input's head, for diagnostics.
+    fn describe(&self) -> Vec<String>;
 }
 
 #[inline]
@@ -98,6 +100,10 @@ macro_rules! impl_data_inputs {
                 let ($first, $($rest,)*) = self;
                 $first.flush();
                 $($rest.flush();)*
+            }
+            fn describe(&self) -> Vec<String> {
+                let ($first, $($rest,)*) = self;
+                vec![$first.describe(), $($rest.describe(),)*]
             }
         }
     };

@@ -37,11 +37,16 @@ pub trait Node: Send {
     fn step(&mut self, budget: usize) -> Step;
     /// Wake the sections on the other ends of ports touched since the last flush.
     fn flush(&mut self);
+    /// The state of the node's ports, for stall diagnostics (`OHUA_STALL_DUMP`).
+    fn describe(&self) -> String {
+        String::new()
+    }
 }
 
 pub mod branch;
 pub mod call;
 pub mod carry;
+mod describe;
 pub mod inputs;
 pub mod outputs;
 pub mod smap;

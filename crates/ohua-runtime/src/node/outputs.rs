@@ -15,6 +15,8 @@ pub trait OutputSet: Send {
     fn send_end(&mut self, level: Level);
     /// Wake consumers.
     fn flush(&mut self);
+    /// Each output's room, for diagnostics.
+    fn describe(&self) -> Vec<String>;
 }
 
 impl OutputSet for () {
@@ -28,6 +30,9 @@ impl OutputSet for () {
     #[inline]
     fn send_end(&mut self, _: Level) {}
     fn flush(&mut self) {}
+    fn describe(&self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 macro_rules! impl_outputs {
@@ -51,6 +56,9 @@ macro_rules! impl_outputs {
             }
             fn flush(&mut self) {
                 $(self.$idx.flush();)+
+            }
+            fn describe(&self) -> Vec<String> {
+                vec![$(self.$idx.describe()),+]
             }
         }
     };

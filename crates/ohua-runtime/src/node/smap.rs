@@ -99,6 +99,17 @@ where
         self.elements.flush();
         self.ticks.flush();
     }
+
+    fn describe(&self) -> String {
+        let state = match self.state {
+            Iterating::Idle => "idle",
+            Iterating::Running(_) => "running",
+            Iterating::Exhausted => "exhausted",
+        };
+        let ports =
+            super::describe::ports(&[self.input.describe()], &[self.elements.describe(), self.ticks.describe()]);
+        format!("{state} {ports}")
+    }
 }
 
 /// Gathers one item per iteration into a collection, emitted when the loop's
@@ -154,5 +165,13 @@ impl<T: Send, C: FromIterator<T> + Send> Node for Collect<T, C> {
     fn flush(&mut self) {
         self.input.flush();
         self.out.flush();
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "{} items {}",
+            self.items.len(),
+            super::describe::ports(&[self.input.describe()], &[self.out.describe()])
+        )
     }
 }

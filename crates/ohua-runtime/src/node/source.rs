@@ -73,4 +73,8 @@ impl<T: Send> Node for Sink<T> {
     fn flush(&mut self) {
         self.input.flush();
     }
+
+    fn describe(&self) -> String {
+        super::describe::ports(&[self.input.describe()], &[])
+    }
 }

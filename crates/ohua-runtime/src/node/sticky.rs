@@ -130,6 +130,12 @@ impl<T> Sticky<T> {
         self.input.flush();
         self.release.flush();
     }
+
+    /// `L<home> held|empty in <head> release <room>`, for diagnostics.
+    pub fn describe(&self) -> String {
+        let held = if self.value.is_some() { "held" } else { "empty" };
+        format!("L{} {held} in {} release {}", self.home, self.input.describe(), self.release.describe())
+    }
 }
 
 fn describe<T>(p: Option<&Packet<T>>) -> String {
@@ -156,6 +162,8 @@ pub trait StickySet: Send {
     fn put(&mut self, v: Self::Values);
     /// Wake neighbours.
     fn flush(&mut self);
+    /// Each slot's state, for diagnostics.
+    fn describe(&self) -> Vec<String>;
 }
 
 impl StickySet for () {
@@ -175,6 +183,9 @@ impl StickySet for () {
     #[inline]
     fn put(&mut self, _: ()) {}
     fn flush(&mut self) {}
+    fn describe(&self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 macro_rules! impl_sticky {
@@ -203,6 +214,9 @@ macro_rules! impl_sticky {
             }
             fn flush(&mut self) {
                 $(self.$idx.flush();)+
+            }
+            fn describe(&self) -> Vec<String> {
+                vec![$(self.$idx.describe()),+]
             }
         }
     };
