@@ -11,6 +11,8 @@ use std::fmt::Debug;
 
 use ohua::{Deployment, SectionStrategy};
 
+pub mod gen;
+
 /// The deployments every conformance test runs under.
 pub fn deployments() -> Vec<(String, Deployment)> {
     let base = Deployment::default();

@@ -354,3 +354,29 @@ fn empty_inner_loops_do_not_fill_the_feedback_arc() {
     }
     assert_eq!(check(|| empty_inner_loops(3, 5)).0, 5);
 }
+
+fn bump(x: i64) -> i64 {
+    x * 10 + 1
+}
+
+/// BUG (fixed): a statement whose `let` shadowed one of the node's sticky or
+/// threaded inputs (`let k = bump(k);` with `k` from outside the loop) returned
+/// the shadowing binding to the sticky slot, so every iteration saw the
+/// previous iteration's result instead of the outer `k`. Found by the program
+/// generator (seed 1, program 243).
+#[ohua::algorithm]
+fn shadow_captured(xs: Vec<i64>, k: i64) -> Vec<i64> {
+    let ys: Vec<i64> = xs
+        .into_iter()
+        .map(|x| {
+            let k = bump(k);
+            k + x
+        })
+        .collect();
+    ys
+}
+
+#[test]
+fn shadowing_a_captured_value_in_a_loop() {
+    assert_eq!(check(|| shadow_captured(vec![0, 0, 0], 1)), vec![11, 11, 11]);
+}

@@ -95,11 +95,11 @@ impl<T> Out<T> {
 
     /// Packets that can be sent without overflowing any arc.
     #[inline]
-    pub fn room(&self) -> usize {
-        match self.txs.as_slice() {
+    pub fn room(&mut self) -> usize {
+        match self.txs.as_mut_slice() {
             [] => usize::MAX,
             [one] => one.room(),
-            many => many.iter().map(Sender::room).min().unwrap_or(usize::MAX),
+            many => many.iter_mut().map(Sender::room).min().unwrap_or(usize::MAX),
         }
     }
 
@@ -129,7 +129,7 @@ impl<T> Out<T> {
 
     /// `room` as text (`inf` when unconnected), for diagnostics.
     pub fn describe(&self) -> String {
-        match self.room() {
+        match self.txs.iter().map(Sender::current_room).min().unwrap_or(usize::MAX) {
             usize::MAX => "inf".into(),
             n => format!("room {n}"),
         }

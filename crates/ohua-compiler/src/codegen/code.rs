@@ -24,9 +24,16 @@ pub(super) fn call(g: &Graph, n: usize, c: &CallNode) -> TokenStream {
         None => quote!(_),
     });
     let sticky_idents: Vec<_> = c.sticky.iter().map(|s| &s.ident).collect();
+    // The statement runs in its own block that yields only the values it
+    // binds: its `let` may shadow an input (`let k = f(k);`), and the sticky
+    // and threaded values returned after it must be the inputs, not the
+    // shadowing bindings (regression test `shadowing_a_captured_value_in_a_loop`).
     // Spanned at the user's names, so a value that borrows from another local
     // (which cannot leave its operator) is reported at the user's binding.
-    let returns = c.returns.iter().map(|r| quote::quote_spanned!(r.span()=> #r));
+    let bound = &c.returns[..c.returns.len() - c.threaded_returns];
+    let bound_spanned: Vec<_> = bound.iter().map(|r| quote::quote_spanned!(r.span()=> #r)).collect();
+    let temps: Vec<_> = (0..bound.len()).map(|k| format_ident!("__ohua_bound{}", k)).collect();
+    let threaded = &c.returns[bound.len()..];
     let stmt = statement(&c.code, c);
     quote! {
         #rt::Call::new(
@@ -34,8 +41,8 @@ pub(super) fn call(g: &Graph, n: usize, c: &CallNode) -> TokenStream {
             (#(#sticky,)*),
             (#(#outs,)*),
             move |(#(#data_pats,)*), (#(mut #sticky_idents,)*)| {
-                #stmt
-                ((#(#sticky_idents,)*), (#(#returns,)*))
+                let (#(#temps,)*) = { #stmt (#(#bound_spanned,)*) };
+                ((#(#sticky_idents,)*), (#(#temps,)* #(#threaded,)*))
             },
         )
     }

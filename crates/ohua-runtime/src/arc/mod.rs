@@ -29,7 +29,7 @@ use crate::sync::Waker;
 pub fn channel<T>(capacity: usize, producer: Option<Waker>, consumer: Option<Waker>) -> (Sender<T>, Receiver<T>) {
     let (p, c) = rtrb::RingBuffer::new(capacity.max(1));
     (
-        Sender { ring: p, wake_consumer: WakeOnDrop(consumer), dirty: false },
+        Sender { ring: p, known_room: 0, wake_consumer: WakeOnDrop(consumer), dirty: false },
         Receiver { ring: c, wake_producer: WakeOnDrop(producer), dirty: false },
     )
 }
@@ -61,6 +61,10 @@ impl Drop for WakeOnDrop {
 /// Producing end of an arc.
 pub struct Sender<T> {
     ring: rtrb::Producer<Packet<T>>,
+    /// Slots known to be free without asking the ring. Asking reads the
+    /// consumer's index, a cache line the consumer writes on every pop: done
+    /// per item across cores it would cost a cache miss per message.
+    known_room: usize,
     dirty: bool,
     // Must stay the last field: see `WakeOnDrop`.
     wake_consumer: WakeOnDrop,
@@ -71,7 +75,18 @@ impl<T> Sender<T> {
     /// room: whatever is still sent (e.g. markers echoed into a loop's
     /// feedback after the loop finished) is discarded.
     #[inline]
-    pub fn room(&self) -> usize {
+    pub fn room(&mut self) -> usize {
+        if self.known_room == 0 {
+            self.known_room = match self.ring.slots() {
+                0 if self.ring.is_abandoned() => usize::MAX,
+                n => n,
+            };
+        }
+        self.known_room
+    }
+
+    /// Free slots, asking the ring (no caching; for diagnostics).
+    pub fn current_room(&self) -> usize {
         match self.ring.slots() {
             0 if self.ring.is_abandoned() => usize::MAX,
             n => n,
@@ -88,6 +103,7 @@ impl<T> Sender<T> {
         if self.ring.push(packet).is_err() && !self.ring.is_abandoned() {
             panic!("ohua: push into a full arc (operator did not check room)");
         }
+        self.known_room = self.known_room.saturating_sub(1);
         self.dirty = true;
     }
 
@@ -186,7 +202,7 @@ mod tests {
         let rooms: Arc<Mutex<Vec<usize>>> = Arc::new(Mutex::new(Vec::new()));
         let (cell, seen) = (tx_cell.clone(), rooms.clone());
         let waker = Waker::hook(move || {
-            let room = cell.lock().unwrap().as_ref().map(Sender::room);
+            let room = cell.lock().unwrap().as_ref().map(Sender::current_room);
             seen.lock().unwrap().extend(room);
         });
         let (mut tx, rx) = channel::<u8>(1, Some(waker), None);

@@ -51,7 +51,7 @@ impl<T: Send> Node for Switch<T> {
                 }
                 (Some(Packet::End(a)), Some(Packet::End(b))) if a == b => {
                     let l = *a;
-                    if self.arms.iter().any(|o| o.room() == 0) {
+                    if self.arms.iter_mut().any(|o| o.room() == 0) {
                         break;
                     }
                     self.arm.pop();

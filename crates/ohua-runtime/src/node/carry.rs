@@ -182,7 +182,7 @@ impl<C: Send, B: Send> LoopCarry<C, B> {
         LoopCarry { init, feedback, level, current, ticks, result, in_loop: false }
     }
 
-    fn room(&self) -> bool {
+    fn room(&mut self) -> bool {
         self.current.room() > 0 && self.ticks.room() > 0 && self.result.room() > 0
     }
 }

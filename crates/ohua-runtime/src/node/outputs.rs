@@ -8,7 +8,7 @@ pub trait OutputSet: Send {
     /// One value for each output.
     type Item;
     /// Packets every output can take right now.
-    fn room(&self) -> usize;
+    fn room(&mut self) -> usize;
     /// Send one value on each output.
     fn send(&mut self, item: Self::Item);
     /// Send a marker on each output.
@@ -22,7 +22,7 @@ pub trait OutputSet: Send {
 impl OutputSet for () {
     type Item = ();
     #[inline]
-    fn room(&self) -> usize {
+    fn room(&mut self) -> usize {
         usize::MAX
     }
     #[inline]
@@ -41,7 +41,7 @@ macro_rules! impl_outputs {
         impl<$($name: Send),+> OutputSet for ($(Out<$name>,)+) {
             type Item = ($($name,)+);
             #[inline]
-            fn room(&self) -> usize {
+            fn room(&mut self) -> usize {
                 let mut r = usize::MAX;
                 $(r = r.min(self.$idx.room());)+
                 r

@@ -48,7 +48,7 @@ where
         SMap { input, level, state: Iterating::Idle, elements, ticks }
     }
 
-    fn room(&self) -> bool {
+    fn room(&mut self) -> bool {
         self.elements.room() > 0 && self.ticks.room() > 0
     }
 }

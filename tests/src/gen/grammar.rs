@@ -1,0 +1,483 @@
+// Generator of random well-formed algorithms.
+//
+// This file is shared: `src/gen/mod.rs` and `build.rs` both `include!` it, so
+// it must not depend on anything but `std`. It is deterministic: the same
+// `(seed, index)` always yields the same program text.
+
+/// A tiny deterministic PRNG (SplitMix64), so the generator needs no crates.
+pub struct Rng(u64);
+
+impl Rng {
+    /// A generator seeded with `seed`.
+    pub fn new(seed: u64) -> Self {
+        Rng(seed ^ 0x9E37_79B9_7F4A_7C15)
+    }
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    /// Uniform in `0..n` (`n > 0`).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n as u64) as usize
+    }
+    /// True with probability `num / den`.
+    pub fn chance(&mut self, num: usize, den: usize) -> bool {
+        self.below(den) < num
+    }
+    /// A small signed literal.
+    pub fn lit(&mut self) -> i64 {
+        self.below(21) as i64 - 10
+    }
+}
+
+/// Helper functions and imports shared by every generated program.
+pub const PRELUDE: &str = r#"
+use ohua::algorithm;
+use ohua_conformance::{check, Log};
+
+pub fn f1(a: i64) -> i64 { a.wrapping_mul(3).wrapping_add(1) }
+pub fn f2(a: i64, b: i64) -> i64 { a.wrapping_mul(31).wrapping_add(b) ^ 7 }
+pub fn f3(a: i64, b: i64, c: i64) -> i64 { a.wrapping_sub(b).wrapping_mul(c | 1) }
+pub fn g2(a: i64) -> (i64, i64) { (a.wrapping_add(1), a.wrapping_sub(2)) }
+pub fn inc(a: i64) -> i64 { a.wrapping_add(1) }
+pub fn lit(a: i64) -> i64 { a }
+"#;
+
+/// The per-program choices that shape the body.
+struct Gen {
+    rng: Rng,
+    /// Immutable `i64` locals visible, one frame per block.
+    scopes: Vec<Vec<String>>,
+    /// Mutable `i64` locals (loop-carried accumulators), one frame per block.
+    muts: Vec<Vec<String>>,
+    /// State objects usable in the current body.
+    states: Vec<String>,
+    /// Whether a `Vec<i64>` named `xs` is in scope.
+    has_xs: bool,
+    /// Whether `helper` may be called (only in `alg`, only at top level).
+    helper: bool,
+    next: usize,
+    budget: isize,
+    loop_depth: usize,
+    tag: usize,
+}
+
+impl Gen {
+    fn fresh(&mut self, prefix: &str) -> String {
+        self.next += 1;
+        format!("{prefix}{}", self.next)
+    }
+    fn visible(&self) -> Vec<String> {
+        let mut v: Vec<String> = self.scopes.iter().flatten().cloned().collect();
+        v.extend(self.muts.iter().flatten().cloned());
+        v
+    }
+    fn var(&mut self) -> String {
+        let v = self.visible();
+        if v.is_empty() || self.rng.chance(1, 12) {
+            format!("lit({})", self.rng.lit())
+        } else {
+            v[self.rng.below(v.len())].clone()
+        }
+    }
+    fn mut_vars(&self) -> Vec<String> {
+        self.muts.iter().flatten().cloned().collect()
+    }
+    fn bind(&mut self, name: String) {
+        self.scopes.last_mut().unwrap().push(name);
+    }
+    /// A name for a new immutable binding: usually fresh, sometimes shadowing
+    /// an immutable local.
+    fn new_name(&mut self) -> String {
+        let imm: Vec<String> = self.scopes.iter().flatten().cloned().collect();
+        if !imm.is_empty() && self.rng.chance(1, 8) {
+            imm[self.rng.below(imm.len())].clone()
+        } else {
+            self.fresh("x")
+        }
+    }
+    fn state(&mut self) -> Option<String> {
+        if self.states.is_empty() {
+            None
+        } else {
+            Some(self.states[self.rng.below(self.states.len())].clone())
+        }
+    }
+    fn push_scope(&mut self) {
+        self.scopes.push(Vec::new());
+        self.muts.push(Vec::new());
+    }
+    fn pop_scope(&mut self) {
+        self.scopes.pop();
+        self.muts.pop();
+    }
+
+    /// A stateless call expression.
+    fn call(&mut self) -> String {
+        match self.rng.below(4) {
+            0 => format!("f1({})", self.var()),
+            1 => format!("f2({}, {})", self.var(), self.var()),
+            2 => format!("f3({}, {}, {})", self.var(), self.var(), self.var()),
+            _ => format!("inc({})", self.var()),
+        }
+    }
+    /// A boolean condition over locals (operators are stateless nodes).
+    fn cond(&mut self) -> String {
+        match self.rng.below(3) {
+            0 => format!("{} > {}", self.var(), self.var()),
+            1 => format!("{} % 3 == 0", self.var()),
+            _ => format!("{} <= {}", self.var(), self.rng.lit()),
+        }
+    }
+    /// A value expression: a call, or a state call returning `i64`.
+    fn value(&mut self) -> String {
+        if self.rng.chance(1, 4) {
+            if let Some(s) = self.state() {
+                return if self.rng.chance(2, 3) {
+                    format!("{s}.push({})", self.var())
+                } else {
+                    format!("{s}.peek()")
+                };
+            }
+        }
+        self.call()
+    }
+
+    fn block(&mut self, out: &mut String, ind: usize, n: usize) {
+        for _ in 0..n {
+            if self.budget <= 0 {
+                break;
+            }
+            self.stmt(out, ind);
+        }
+    }
+
+    /// A `{ stmts; tail }` block used as a value.
+    fn value_block(&mut self, ind: usize) -> String {
+        let mut s = String::from("{\n");
+        self.push_scope();
+        let n = self.rng.below(3);
+        self.block(&mut s, ind + 1, n);
+        let tail = if self.rng.chance(1, 2) { self.var() } else { self.value() };
+        s += &format!("{}{tail}\n", pad(ind + 1));
+        self.pop_scope();
+        s += &format!("{}}}", pad(ind));
+        s
+    }
+
+    fn stmt_block(&mut self, ind: usize) -> String {
+        let mut s = String::from("{\n");
+        self.push_scope();
+        let n = 1 + self.rng.below(3);
+        self.block(&mut s, ind + 1, n);
+        self.pop_scope();
+        s += &format!("{}}}", pad(ind));
+        s
+    }
+
+    fn stmt(&mut self, out: &mut String, ind: usize) {
+        self.budget -= 1;
+        let p = pad(ind);
+        let nest = ind < 5 && self.budget > 2;
+        let r = self.rng.below(100);
+        if r < 22 {
+            let e = self.value();
+            let x = self.new_name();
+            *out += &format!("{p}let {x} = {e};\n");
+            self.bind(x);
+        } else if r < 28 {
+            let (a, b) = (self.new_name(), self.fresh("x"));
+            let e = if self.rng.chance(1, 2) {
+                format!("g2({})", self.var())
+            } else {
+                format!("({}, {})", self.call(), self.call())
+            };
+            *out += &format!("{p}let ({a}, {b}) = {e};\n");
+            self.bind(a);
+            self.bind(b);
+        } else if r < 40 {
+            if let Some(s) = self.state() {
+                if self.rng.chance(1, 2) {
+                    self.tag += 1;
+                    *out += &format!("{p}{s}.mark(\"t{}\");\n", self.tag);
+                } else {
+                    *out += &format!("{p}{s}.push({});\n", self.var());
+                }
+            }
+        } else if r < 48 {
+            let m = self.mut_vars();
+            if !m.is_empty() {
+                let m = m[self.rng.below(m.len())].clone();
+                *out += &format!("{p}{m} = f2({m}, {});\n", self.var());
+            } else {
+                let m = self.fresh("m");
+                *out += &format!("{p}let mut {m} = {};\n", self.rng.lit());
+                self.muts.last_mut().unwrap().push(m);
+            }
+        } else if r < 54 && nest {
+            // if / else if / else as a statement
+            *out += &format!("{p}if {} ", self.cond());
+            *out += &self.stmt_block(ind);
+            if self.rng.chance(1, 2) {
+                *out += &format!(" else if {} ", self.cond());
+                *out += &self.stmt_block(ind);
+            }
+            if self.rng.chance(2, 3) {
+                *out += " else ";
+                *out += &self.stmt_block(ind);
+            }
+            *out += "\n";
+        } else if r < 59 && nest {
+            // if as a value
+            let c = self.cond();
+            let a = self.value_block(ind);
+            let b = self.value_block(ind);
+            let x = self.new_name();
+            *out += &format!("{p}let {x} = if {c} {a} else {b};\n");
+            self.bind(x);
+        } else if r < 65 && nest {
+            // match as a statement, sometimes with a guard
+            let v = self.var();
+            *out += &format!("{p}match {v} % 3 {{\n");
+            *out += &format!("{}0 => ", pad(ind + 1));
+            *out += &self.stmt_block(ind + 1);
+            *out += "\n";
+            if self.rng.chance(1, 2) {
+                let g = self.cond();
+                *out += &format!("{}1 if {g} => ", pad(ind + 1));
+                *out += &self.stmt_block(ind + 1);
+                *out += "\n";
+            }
+            *out += &format!("{}1 => ", pad(ind + 1));
+            *out += &self.stmt_block(ind + 1);
+            *out += "\n";
+            *out += &format!("{}_ => ", pad(ind + 1));
+            *out += &self.stmt_block(ind + 1);
+            *out += &format!("\n{p}}}\n");
+        } else if r < 69 && nest {
+            // match as a value
+            let v = self.var();
+            let a = self.value_block(ind + 1);
+            let b = self.value_block(ind + 1);
+            let c = self.value_block(ind + 1);
+            let x = self.new_name();
+            let q = pad(ind + 1);
+            *out += &format!("{p}let {x} = match {v} % 3 {{\n{q}0 => {a}\n{q}1 => {b}\n{q}_ => {c}\n{p}}};\n");
+            self.bind(x);
+        } else if r < 80 && nest && self.loop_depth < 2 {
+            self.for_loop(out, ind);
+        } else if r < 84 && nest && self.loop_depth < 2 {
+            // while with a bounded counter
+            let i = self.fresh("i");
+            let bound = 1 + self.rng.below(3);
+            *out += &format!("{p}let mut {i} = 0;\n{p}while {i} < {bound} {{\n");
+            self.loop_depth += 1;
+            self.push_scope();
+            let n = 1 + self.rng.below(3);
+            self.block(out, ind + 1, n);
+            self.pop_scope();
+            self.loop_depth -= 1;
+            *out += &format!("{}{i} = inc({i});\n{p}}}\n", pad(ind + 1));
+            self.bind(i);
+        } else if r < 90 && self.has_xs && ind < 5 {
+            // smap with collect, then a fold over the result
+            let v = self.fresh("v");
+            let ys = self.fresh("ys");
+            *out += &format!("{p}let {ys} = xs.clone().into_iter().map(|{v}| {{\n");
+            self.push_scope();
+            self.bind(v.clone());
+            // no assignments to outer mutable locals inside the closure
+            let saved = std::mem::take(&mut self.muts);
+            self.muts = vec![Vec::new(); saved.len()];
+            let n = self.rng.below(3);
+            self.block(out, ind + 1, n);
+            self.muts = saved;
+            let tail = self.value();
+            *out += &format!("{}{tail}\n", pad(ind + 1));
+            self.pop_scope();
+            *out += &format!("{p}}}).collect::<Vec<i64>>();\n");
+            let x = self.new_name();
+            *out += &format!("{p}let {x} = {ys}.iter().fold(0i64, |a, b| a.wrapping_add(*b));\n");
+            self.bind(x);
+        } else if r < 94 && self.helper && ind == 2 && !self.states.is_empty() {
+            let s = self.state().unwrap();
+            let x = self.new_name();
+            *out += &format!("{p}let ({x}, mut {s}) = HELPER({}, {s});\n", self.var());
+            self.bind(x);
+        } else {
+            let e = self.call();
+            let x = self.new_name();
+            *out += &format!("{p}let {x} = {e};\n");
+            self.bind(x);
+        }
+    }
+
+    fn for_loop(&mut self, out: &mut String, ind: usize) {
+        let p = pad(ind);
+        let v = self.fresh("v");
+        // a loop-carried accumulator declared outside the loop
+        let acc = self.fresh("m");
+        *out += &format!("{p}let mut {acc} = {};\n", self.rng.lit());
+        self.muts.last_mut().unwrap().push(acc.clone());
+        if self.has_xs && self.rng.chance(1, 2) {
+            *out += &format!("{p}for {v} in xs.clone() {{\n");
+        } else {
+            let n = self.fresh("n");
+            *out += &format!("{p}let {n} = {} % 5;\n", self.var());
+            self.bind(n.clone());
+            *out += &format!("{p}for {v} in 0..{n} {{\n");
+        }
+        self.loop_depth += 1;
+        self.push_scope();
+        self.bind(v.clone());
+        let n = 1 + self.rng.below(4);
+        self.block(out, ind + 1, n);
+        *out += &format!("{}{acc} = f2({acc}, {v});\n", pad(ind + 1));
+        self.pop_scope();
+        self.loop_depth -= 1;
+        *out += &format!("{p}}}\n");
+    }
+}
+
+fn pad(ind: usize) -> String {
+    "    ".repeat(ind)
+}
+
+/// Generate one body. Returns (body text, final return expression, return type).
+fn body(g: &mut Gen, states: &[String], size: isize, ind: usize) -> String {
+    g.budget = size;
+    let mut out = String::new();
+    g.block(&mut out, ind, usize::MAX);
+    let _ = states;
+    out
+}
+
+/// The source of program `index` for `seed`: a module `p{index}` holding the
+/// algorithm `alg`, the identical plain function `seq`, and `run`, which
+/// checks them against each other (and all deployments) on a few inputs.
+pub fn program(seed: u64, index: usize) -> String {
+    let mut rng = Rng::new(seed.wrapping_mul(1_000_003).wrapping_add(index as u64));
+    let nstates = rng.below(4);
+    let use_helper = nstates > 0 && rng.chance(1, 3);
+    let size = 10 + rng.below(30) as isize;
+    let states: Vec<String> = (0..nstates).map(|i| format!("s{i}")).collect();
+    let mut g = Gen {
+        rng,
+        scopes: vec![vec!["k".into()]],
+        muts: vec![vec![]],
+        states: states.clone(),
+        has_xs: true,
+        helper: use_helper,
+        next: 0,
+        budget: 0,
+        loop_depth: 0,
+        tag: 0,
+    };
+
+    // helper(a, s) -> (i64, Log)
+    let helper_body = if use_helper {
+        let mut h = Gen {
+            rng: Rng::new(g.rng.next_u64()),
+            scopes: vec![vec!["a".into()]],
+            muts: vec![vec![]],
+            states: vec!["s".into()],
+            has_xs: false,
+            helper: false,
+            next: 1000,
+            budget: 0,
+            loop_depth: 0,
+            tag: 1000,
+        };
+        let mut b = String::from("        let mut s = s;\n");
+        let hsize = 3 + h.rng.below(6) as isize;
+        b += &body(&mut h, &["s".into()], hsize, 2);
+        let r = h.var();
+        b += &format!("        ({r}, s)\n");
+        Some(b)
+    } else {
+        None
+    };
+
+    let mut b = String::new();
+    for s in &states {
+        b += &format!("        let mut {s} = Log::new();\n");
+    }
+    b += &body(&mut g, &states, size, 2);
+    // return some final locals, every mutable accumulator, and each state's log
+    let mut rets: Vec<String> = Vec::new();
+    let top: Vec<String> = g.scopes[0].clone();
+    let mut seen = std::collections::BTreeSet::new();
+    for v in top.iter().rev() {
+        if rets.len() >= 3 {
+            break;
+        }
+        if seen.insert(v.clone()) {
+            rets.push(v.clone());
+        }
+    }
+    for m in g.muts[0].iter().rev().take(2) {
+        rets.push(m.clone());
+    }
+    let mut tys: Vec<&str> = vec!["i64"; rets.len()];
+    for s in &states {
+        b += &format!("        let (c{s}, a{s}) = {s}.finish();\n");
+        rets.push(format!("c{s}"));
+        rets.push(format!("a{s}"));
+        tys.push("Vec<String>");
+        tys.push("i64");
+    }
+    b += &format!("        ({},)\n", rets.join(", "));
+    let ty = format!("({},)", tys.join(", "));
+
+    let alg_body = b.replace("HELPER(", "helper(");
+    let seq_body = b.replace("HELPER(", "seq_helper(");
+    let mut src = String::new();
+    src += &format!("#[allow(unused, unused_mut, unused_variables, unused_assignments, unused_parens)]\nmod p{index} {{\n    use super::*;\n");
+    if let Some(hb) = &helper_body {
+        src += "    #[ohua::algorithm]\n    pub mod a {\n        use super::*;\n";
+        src += &format!("        #[algorithm]\n        pub fn helper(a: i64, s: Log) -> (i64, Log) {{\n{}        }}\n", indent(hb));
+        src += &format!("        #[algorithm]\n        pub fn alg(xs: Vec<i64>, k: i64) -> {ty} {{\n{}        }}\n", indent(&alg_body));
+        src += "    }\n    pub use a::alg;\n";
+        src += &format!("    pub fn seq_helper(a: i64, s: Log) -> (i64, Log) {{\n{hb}    }}\n");
+    } else {
+        src += &format!("    #[ohua::algorithm]\n    pub fn alg(xs: Vec<i64>, k: i64) -> {ty} {{\n{alg_body}    }}\n");
+    }
+    src += &format!("    pub fn seq(xs: Vec<i64>, k: i64) -> {ty} {{\n{seq_body}    }}\n");
+    src += "    pub fn run(inputs: &[(Vec<i64>, i64)]) -> Result<(), String> {\n";
+    src += "        for (xs, k) in inputs {\n";
+    src += "            let want = seq(xs.clone(), *k);\n";
+    src += "            let got = check(|| alg(xs.clone(), *k));\n";
+    src += "            if got != want {\n";
+    src += "                return Err(format!(\"xs={xs:?} k={k}: algorithm {got:?} != plain {want:?}\"));\n";
+    src += "            }\n        }\n        Ok(())\n    }\n}\n";
+    src
+}
+
+fn indent(s: &str) -> String {
+    s.lines().map(|l| if l.is_empty() { "\n".to_string() } else { format!("    {l}\n") }).collect()
+}
+
+/// The whole generated file: prelude, `count` programs, and `all_programs`.
+pub fn file(seed: u64, count: usize) -> String {
+    let mut out = String::from(PRELUDE);
+    out += &format!("pub const SEED: u64 = {seed};\n");
+    let mut rng = Rng::new(seed ^ 0xABCD);
+    let random: Vec<String> = (0..20).map(|_| (rng.below(2001) as i64 - 1000).to_string()).collect();
+    out += &format!(
+        "pub fn inputs() -> Vec<(Vec<i64>, i64)> {{\n    let mut v = Vec::new();\n    for xs in [vec![], vec![1], vec![5, -3, 7, 0], vec![{}]] {{\n        for k in [0, 3, -7] {{ v.push((xs.clone(), k)); }}\n    }}\n    v\n}}\n",
+        random.join(", ")
+    );
+    let mut table = String::from("pub fn all_programs() -> Vec<(usize, &'static str, fn(&[(Vec<i64>, i64)]) -> Result<(), String>)> {\n    vec![\n");
+    for i in 0..count {
+        let p = program(seed, i);
+        table += &format!("        ({i}, r####\"{p}\"####, p{i}::run),\n");
+        out += &p;
+    }
+    table += "    ]\n}\n";
+    out += &table;
+    out
+}
