@@ -8,6 +8,13 @@
 //! cargo run --release -p ohua-bench -- chain   # one of: chain, balanced, hop
 //! ```
 
+// glibc's malloc serialises frees of memory another thread allocated (arena
+// locks); a pipeline moves allocations between sections all the time, and the
+// hand-written threaded baselines suffer the same. Every variant in this
+// binary, sequential included, uses mimalloc.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 mod balanced;
 mod chain;
 mod common;

@@ -8,6 +8,12 @@
 //! cargo run --release -p ohua-examples --bin word_freq -- --lines 200000
 //! ```
 
+// glibc's malloc serialises frees of memory another thread allocated (arena
+// locks); a pipeline moves allocations between sections all the time. Both the
+// sequential and the Ohua variants use mimalloc.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use std::collections::HashMap;
 
 use ohua::algorithm;

@@ -8,7 +8,7 @@ use super::section::Counters;
 use crate::context::{self, Options};
 use crate::deploy::Plan;
 use crate::graph::GraphInfo;
-use crate::report::{to_dot, NodeStats, RunReport};
+use crate::report::{to_dot, NodeStats, RunReport, SectionStats};
 
 /// Print each run's report table to stderr when set to anything but `0`.
 pub const OHUA_REPORT: &str = "OHUA_REPORT";
@@ -21,6 +21,7 @@ pub(crate) fn make_report(
     plan: Plan,
     wall: Duration,
     counters: Vec<(usize, Counters)>,
+    section_stats: Vec<SectionStats>,
 ) -> RunReport {
     let mut nodes: Vec<NodeStats> = graph
         .nodes
@@ -41,7 +42,7 @@ pub(crate) fn make_report(
         s.steps = c.steps;
         s.busy = c.busy;
     }
-    RunReport { algorithm: graph.algorithm, sections: plan.sections, wall, nodes, plan }
+    RunReport { algorithm: graph.algorithm, sections: plan.sections, wall, nodes, plan, section_stats }
 }
 
 /// Hand `report` to every enclosing `profile` and honour the env variables.

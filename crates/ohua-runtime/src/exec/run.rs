@@ -59,7 +59,7 @@ pub fn execute<'a, R: Send + 'a>(
     let shared = RunShared::new(wakers);
     let start = Instant::now();
     let counters = run_sections(graph, sections, &shared, &opts);
-    let report = make_report(graph, plan, start.elapsed(), counters);
+    let report = make_report(graph, plan, start.elapsed(), counters, shared.section_stats());
     publish(&opts, graph, &report);
 
     match shared.take_failure() {
@@ -83,7 +83,8 @@ fn assign<'a>(
     parkers: Vec<Parker>,
     nodes: Vec<Box<dyn Node + 'a>>,
 ) -> Vec<Section<'a>> {
-    let mut sections: Vec<Section<'a>> = parkers.into_iter().map(|p| Section::new(p, plan.batch_size)).collect();
+    let mut sections: Vec<Section<'a>> =
+        parkers.into_iter().enumerate().map(|(k, p)| Section::new(k, p, plan.batch_size)).collect();
     let mut nodes: Vec<Option<Box<dyn Node + 'a>>> = nodes.into_iter().map(Some).collect();
     for id in graph.topological_order() {
         if let Some(node) = nodes[id].take() {

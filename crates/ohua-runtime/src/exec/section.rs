@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use super::shared::{panic_message, Failure, RunShared};
 use crate::graph::GraphInfo;
 use crate::node::{Node, Step};
+use crate::report::SectionStats;
 use crate::sync::{Backoff, Parker};
 
 /// Measurements of one operator, kept by its section (no sharing needed).
@@ -27,16 +28,18 @@ struct Task<'a> {
 
 /// The operators of one section, in topological order, and its parker.
 pub(crate) struct Section<'a> {
+    index: usize,
     tasks: Vec<Task<'a>>,
     parker: Parker,
     batch: usize,
+    stats: SectionStats,
 }
 
 impl<'a> Section<'a> {
     /// An empty section stepping operators with `batch` firings per step and
     /// sleeping on `parker` (whose unparker the section's arcs hold).
-    pub(crate) fn new(parker: Parker, batch: usize) -> Self {
-        Section { tasks: Vec::new(), parker, batch }
+    pub(crate) fn new(index: usize, parker: Parker, batch: usize) -> Self {
+        Section { index, tasks: Vec::new(), parker, batch, stats: SectionStats::default() }
     }
 
     /// Append node `id`; nodes run in the order they are added.
@@ -94,16 +97,18 @@ impl<'a> Section<'a> {
             } else if backoff.is_completed() {
                 // Race-free: a wake-up issued since the pass began left a
                 // token, and `park` returns at once.
+                let start = Instant::now();
                 match stall_dump {
                     None => self.parker.park(),
                     Some(after) => {
-                        let start = Instant::now();
                         self.parker.park_timeout(after);
                         if start.elapsed() >= after {
                             eprintln!("{}", self.describe(graph));
                         }
                     }
                 }
+                self.stats.parks += 1;
+                self.stats.parked += start.elapsed();
                 backoff.reset();
             } else {
                 // Spin, then yield, re-running the pass each time: a peer
@@ -127,6 +132,7 @@ impl<'a> Section<'a> {
 
     /// Drop every remaining operator (closing its arcs) and return the counters.
     pub(crate) fn finish(mut self, shared: &RunShared, graph: &GraphInfo) -> Vec<(usize, Counters)> {
+        shared.record_section(self.index, self.stats);
         for task in &mut self.tasks {
             drop_node(task, shared, graph);
         }

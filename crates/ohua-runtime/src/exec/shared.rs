@@ -3,6 +3,7 @@
 
 use std::any::Any;
 
+use crate::report::SectionStats;
 use crate::sync::{AtomicBool, Mutex, Ordering, Waker};
 
 /// Why a run was aborted. The first failure wins; later ones are consequences.
@@ -24,12 +25,14 @@ pub(crate) struct RunShared {
     abort: AtomicBool,
     failure: Mutex<Option<Failure>>,
     wakers: Vec<Waker>,
+    sections: Mutex<Vec<SectionStats>>,
 }
 
 impl RunShared {
     /// Shared state for a run whose sections are woken by `wakers`.
     pub(crate) fn new(wakers: Vec<Waker>) -> Self {
-        RunShared { abort: AtomicBool::new(false), failure: Mutex::new(None), wakers }
+        let sections = Mutex::new(vec![SectionStats::default(); wakers.len()]);
+        RunShared { abort: AtomicBool::new(false), failure: Mutex::new(None), wakers, sections }
     }
 
     /// Whether the run is being aborted; sections then drop their nodes and exit.
@@ -56,6 +59,18 @@ impl RunShared {
     }
 
     /// The first failure, if any (taken after all sections joined).
+    /// Record how section `index` waited.
+    pub(crate) fn record_section(&self, index: usize, stats: SectionStats) {
+        if let Some(s) = self.sections.lock().unwrap_or_else(|e| e.into_inner()).get_mut(index) {
+            *s = stats;
+        }
+    }
+
+    /// Every section's waiting statistics.
+    pub(crate) fn section_stats(&self) -> Vec<SectionStats> {
+        self.sections.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
     pub(crate) fn take_failure(&self) -> Option<Failure> {
         self.failure.lock().unwrap_or_else(|e| e.into_inner()).take()
     }

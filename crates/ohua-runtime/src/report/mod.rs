@@ -23,6 +23,7 @@ use crate::deploy::Plan;
 /// use ohua_runtime::report::{NodeStats, RunReport};
 /// use ohua_runtime::deploy::Plan;
 /// let r = RunReport {
+///     section_stats: vec![],
 ///     algorithm: "demo",
 ///     sections: 1,
 ///     wall: Duration::from_millis(10),
@@ -48,6 +49,17 @@ pub struct RunReport {
     pub nodes: Vec<NodeStats>,
     /// The deployment the run used.
     pub plan: Plan,
+    /// One entry per section, indexed by section number.
+    pub section_stats: Vec<SectionStats>,
+}
+
+/// How one section spent its time waiting.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SectionStats {
+    /// How often its thread parked (slept until woken).
+    pub parks: u64,
+    /// Total time spent parked.
+    pub parked: std::time::Duration,
 }
 
 /// Measurements of one operator in one run.

@@ -14,6 +14,9 @@ impl fmt::Display for RunReport {
             "ohua run `{}`: {} section(s), wall {:.3} ms, batch {}, arc capacity {}",
             self.algorithm, self.sections, wall_ms, self.plan.batch_size, self.plan.cross_capacity
         )?;
+        for (k, s) in self.section_stats.iter().enumerate() {
+            writeln!(f, "section {k}: parked {} times, {:.3} ms", s.parks, s.parked.as_secs_f64() * 1e3)?;
+        }
         let mut rows: Vec<_> = self.nodes.iter().collect();
         // Busiest first; ties by name so the table is deterministic.
         rows.sort_by(|a, b| b.busy.cmp(&a.busy).then(a.name.cmp(b.name)));
@@ -52,6 +55,7 @@ mod tests {
     #[test]
     fn rows_are_sorted_by_busy_time_and_aligned() {
         let r = RunReport {
+            section_stats: vec![],
             algorithm: "t",
             sections: 1,
             wall: Duration::from_millis(100),
