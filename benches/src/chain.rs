@@ -173,6 +173,11 @@ pub fn run() {
         String::new(),
     );
 
+    let single = Deployment { workers: 1, sections: SectionStrategy::Single, ..Deployment::default() };
+    let (t_one, r) = median(|| xs.clone(), |v| ohua::with_deployment(single.clone(), || chain20(v)));
+    assert_eq!(r, expected);
+    row("ohua 1 section (every arc in-section)", format!("{:.3}", per(t_one)), String::new());
+
     let (t_two, r) = median(|| xs.clone(), |v| ohua::with_deployment(split.clone(), || chain20(v)));
     assert_eq!(r, expected);
     row("ohua 2-section (rules: stages 1-10 | rest)", format!("{:.3}", per(t_two)), String::new());
@@ -184,5 +189,10 @@ pub fn run() {
     row("ohua 2-section / timely", format!("{:.2}x", ratio(t_two, t_timely)), "target < 1.0x".into());
     row("ohua default / timely", format!("{:.2}x", ratio(t_def, t_timely)), String::new());
     row("ohua 2-section / fused", format!("{:.2}x", ratio(t_two, t_fused)), String::new());
+    row(
+        "in-section overhead per operator and item (ns)",
+        format!("{:.3}", per(t_one) - per(t_seq)),
+        "budget ~1 ns".into(),
+    );
     println!();
 }

@@ -104,19 +104,29 @@ impl<T> Out<T> {
     }
 
     /// Send one value to every consumer. The caller checked [`Out::room`].
-    #[inline]
+    #[inline(always)]
     pub fn send(&mut self, v: T) {
-        match self.txs.len() {
-            0 => {}
-            1 => self.txs[0].push(Packet::Data(v)),
-            n => {
-                let clone = self.clone.expect("fan-out port built without a clone function");
-                for tx in &mut self.txs[..n - 1] {
-                    tx.push(Packet::Data(clone(&v)));
-                }
-                self.txs[n - 1].push(Packet::Data(v));
-            }
+        // The one-consumer case is the hot path of every pipeline: keep it
+        // small enough to inline into the operator's loop.
+        if let [one] = self.txs.as_mut_slice() {
+            one.push(Packet::Data(v));
+        } else {
+            self.send_many(v);
         }
+    }
+
+    /// Fan-out (clones for all but the last consumer) or no consumer at all.
+    #[inline(never)]
+    fn send_many(&mut self, v: T) {
+        let n = self.txs.len();
+        if n == 0 {
+            return;
+        }
+        let clone = self.clone.expect("fan-out port built without a clone function");
+        for tx in &mut self.txs[..n - 1] {
+            tx.push(Packet::Data(clone(&v)));
+        }
+        self.txs[n - 1].push(Packet::Data(v));
     }
 
     /// Send an end-of-activation marker to every consumer.

@@ -34,6 +34,13 @@ pub fn channel<T>(capacity: usize, producer: Option<Waker>, consumer: Option<Wak
     )
 }
 
+/// A push failed: fine if nobody reads the arc any more, a bug otherwise.
+#[cold]
+#[inline(never)]
+fn full_or_abandoned(abandoned: bool) {
+    assert!(abandoned, "ohua: push into a full arc (operator did not check room)");
+}
+
 /// Wakes the other end's section when dropped.
 ///
 /// It is the *last* field of [`Sender`] and [`Receiver`]: fields drop in
@@ -98,10 +105,10 @@ impl<T> Sender<T> {
     /// # Panics
     ///
     /// Panics if the arc is full; operators check [`Sender::room`] first.
-    #[inline]
+    #[inline(always)]
     pub fn push(&mut self, packet: Packet<T>) {
-        if self.ring.push(packet).is_err() && !self.ring.is_abandoned() {
-            panic!("ohua: push into a full arc (operator did not check room)");
+        if self.ring.push(packet).is_err() {
+            full_or_abandoned(self.ring.is_abandoned());
         }
         self.known_room = self.known_room.saturating_sub(1);
         self.dirty = true;

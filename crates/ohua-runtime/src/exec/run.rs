@@ -11,7 +11,7 @@ use crate::context;
 use crate::deploy::{self, Deployment, Plan};
 use crate::graph::GraphInfo;
 use crate::node::Node;
-use crate::sync::{Parker, Waker};
+use crate::sync::{Arc, Parker, SleepFlag, Waker};
 
 /// Run one call of the algorithm described by `graph` and return its result.
 ///
@@ -50,11 +50,12 @@ pub fn execute<'a, R: Send + 'a>(
     };
     let plan = deploy::plan(graph, &deployment);
     let parkers: Vec<Parker> = (0..plan.sections).map(|_| Parker::new()).collect();
-    let wakers: Vec<Waker> = parkers.iter().map(|p| Waker::new(p.unparker().clone())).collect();
+    let flags: Vec<Arc<SleepFlag>> = parkers.iter().map(|p| SleepFlag::new(p.unparker().clone())).collect();
+    let wakers: Vec<Waker> = flags.iter().map(|f| Waker::new(f.clone())).collect();
 
     let mut builder = Builder::new(graph, plan.clone(), wakers.clone());
     let slot = build(&mut builder);
-    let sections = assign(graph, &plan, parkers, builder.into_nodes());
+    let sections = assign(graph, &plan, parkers, flags, builder.into_nodes());
 
     let shared = RunShared::new(wakers);
     let start = Instant::now();
@@ -81,10 +82,11 @@ fn assign<'a>(
     graph: &GraphInfo,
     plan: &Plan,
     parkers: Vec<Parker>,
+    flags: Vec<Arc<SleepFlag>>,
     nodes: Vec<Box<dyn Node + 'a>>,
 ) -> Vec<Section<'a>> {
     let mut sections: Vec<Section<'a>> =
-        parkers.into_iter().enumerate().map(|(k, p)| Section::new(k, p, plan.batch_size)).collect();
+        parkers.into_iter().zip(flags).enumerate().map(|(k, (p, f))| Section::new(k, p, f, plan.batch_size)).collect();
     let mut nodes: Vec<Option<Box<dyn Node + 'a>>> = nodes.into_iter().map(Some).collect();
     for id in graph.topological_order() {
         if let Some(node) = nodes[id].take() {

@@ -9,7 +9,7 @@ use super::shared::{panic_message, Failure, RunShared};
 use crate::graph::GraphInfo;
 use crate::node::{Node, Step};
 use crate::report::SectionStats;
-use crate::sync::{Backoff, Parker};
+use crate::sync::{Arc, Backoff, Parker, SleepFlag};
 
 /// Measurements of one operator, kept by its section (no sharing needed).
 #[derive(Debug, Default, Clone, Copy)]
@@ -31,15 +31,22 @@ pub(crate) struct Section<'a> {
     index: usize,
     tasks: Vec<Task<'a>>,
     parker: Parker,
+    flag: Arc<SleepFlag>,
     batch: usize,
     stats: SectionStats,
 }
 
+/// How long a section keeps polling (spinning, then yielding) after its last
+/// progress before it parks. A parked wake-up costs tens of microseconds on
+/// these VMs; a peer that produces again within this window is picked up
+/// without one.
+const SPIN_WINDOW: Duration = Duration::from_micros(50);
+
 impl<'a> Section<'a> {
     /// An empty section stepping operators with `batch` firings per step and
     /// sleeping on `parker` (whose unparker the section's arcs hold).
-    pub(crate) fn new(index: usize, parker: Parker, batch: usize) -> Self {
-        Section { index, tasks: Vec::new(), parker, batch, stats: SectionStats::default() }
+    pub(crate) fn new(index: usize, parker: Parker, flag: Arc<SleepFlag>, batch: usize) -> Self {
+        Section { index, tasks: Vec::new(), parker, flag, batch, stats: SectionStats::default() }
     }
 
     /// Append node `id`; nodes run in the order they are added.
@@ -53,70 +60,91 @@ impl<'a> Section<'a> {
         let backoff = Backoff::new();
         let stall_dump = stall_dump_after();
         let mut live = self.tasks.len();
+        let mut idle_since: Option<Instant> = None;
         while live > 0 {
             if shared.aborted() {
                 break;
             }
-            let mut progressed = false;
-            for task in &mut self.tasks {
-                let Some(node) = task.node.as_mut() else { continue };
-                task.counters.steps += 1;
-                let start = Instant::now();
-                let outcome = catch_unwind(AssertUnwindSafe(|| {
-                    let step = node.step(self.batch);
-                    node.flush();
-                    step
-                }));
-                match outcome {
-                    // Progress(0) did nothing; counting it as progress could
-                    // spin forever instead of parking.
-                    Ok(Step::Progress(n)) if n > 0 => {
-                        task.counters.firings += n as u64;
-                        task.counters.busy += start.elapsed();
-                        progressed = true;
-                    }
-                    Ok(Step::Progress(_) | Step::Blocked) => {}
-                    Ok(Step::Done) => {
-                        // Dropping closes the node's arcs and wakes the
-                        // sections on their other ends.
-                        drop_node(task, shared, graph);
-                        live -= 1;
-                        progressed = true;
-                    }
-                    Err(payload) => {
-                        let name = graph.nodes[task.id].name;
-                        shared.fail(Failure::Operator { name, message: panic_message(&*payload) });
-                        // Not idle: go straight to the abort check.
-                        progressed = true;
-                        break;
-                    }
-                }
+            if self.pass(shared, graph, &mut live) {
+                backoff.reset();
+                idle_since = None;
+                continue;
             }
-            if progressed {
-                backoff.reset();
-            } else if backoff.is_completed() {
-                // Race-free: a wake-up issued since the pass began left a
-                // token, and `park` returns at once.
-                let start = Instant::now();
-                match stall_dump {
-                    None => self.parker.park(),
-                    Some(after) => {
-                        self.parker.park_timeout(after);
-                        if start.elapsed() >= after {
-                            eprintln!("{}", self.describe(graph));
-                        }
-                    }
-                }
-                self.stats.parks += 1;
-                self.stats.parked += start.elapsed();
-                backoff.reset();
-            } else {
+            let since = *idle_since.get_or_insert_with(Instant::now);
+            if !backoff.is_completed() || since.elapsed() < SPIN_WINDOW {
                 // Spin, then yield, re-running the pass each time: a peer
                 // that is merely slower is cheaper to wait for than a park.
                 backoff.snooze();
+                continue;
             }
+            // Announce the sleep, then look once more (operators and abort):
+            // a waker either sees the announcement or its push is seen here.
+            self.flag.going_to_sleep();
+            if shared.aborted() || self.pass(shared, graph, &mut live) {
+                self.flag.awake();
+                backoff.reset();
+                idle_since = None;
+                continue;
+            }
+            let start = Instant::now();
+            match stall_dump {
+                None => self.parker.park(),
+                Some(after) => {
+                    self.parker.park_timeout(after);
+                    if start.elapsed() >= after {
+                        eprintln!("{}", self.describe(graph));
+                    }
+                }
+            }
+            self.flag.awake();
+            self.stats.parks += 1;
+            self.stats.parked += start.elapsed();
+            backoff.reset();
+            idle_since = None;
         }
         self.finish(shared, graph)
+    }
+
+    /// Step every live operator once; whether any made progress.
+    fn pass(&mut self, shared: &RunShared, graph: &GraphInfo, live: &mut usize) -> bool {
+        let mut progressed = false;
+        // One clock read per step: the end of one step starts the next.
+        let mut start = Instant::now();
+        for task in &mut self.tasks {
+            let Some(node) = task.node.as_mut() else { continue };
+            task.counters.steps += 1;
+            let outcome = catch_unwind(AssertUnwindSafe(|| {
+                let step = node.step(self.batch);
+                node.flush();
+                step
+            }));
+            match outcome {
+                // Progress(0) did nothing; counting it as progress could
+                // spin forever instead of parking.
+                Ok(Step::Progress(n)) if n > 0 => {
+                    let now = Instant::now();
+                    task.counters.firings += n as u64;
+                    task.counters.busy += now - start;
+                    start = now;
+                    progressed = true;
+                }
+                Ok(Step::Progress(_) | Step::Blocked) => start = Instant::now(),
+                Ok(Step::Done) => {
+                    // Dropping closes the node's arcs and wakes the
+                    // sections on their other ends.
+                    drop_node(task, shared, graph);
+                    *live -= 1;
+                    progressed = true;
+                }
+                Err(payload) => {
+                    let name = graph.nodes[task.id].name;
+                    shared.fail(Failure::Operator { name, message: panic_message(&*payload) });
+                    // Not idle: go straight to the abort check.
+                    return true;
+                }
+            }
+        }
+        progressed
     }
 
     /// Every live operator's port state, one per line (for `OHUA_STALL_DUMP`).

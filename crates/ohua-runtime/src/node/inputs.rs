@@ -21,7 +21,7 @@ pub enum Head {
 }
 
 /// Classify one input's head.
-#[inline]
+#[inline(always)]
 pub(crate) fn head_of<T>(input: &In<T>) -> Head {
     match input.peek() {
         Some(Packet::Data(_)) => Head::Data,
@@ -78,14 +78,14 @@ macro_rules! impl_data_inputs {
         #[allow(non_snake_case)]
         impl<$first: Send, $($rest: Send),*> DataInputs for (In<$first>, $(In<$rest>,)*) {
             type Item = ($first, $($rest,)*);
-            #[inline]
+            #[inline(always)]
             fn head(&self) -> Head {
                 let ($first, $($rest,)*) = self;
                 let h = head_of($first);
                 $(let h = combine(h, head_of($rest));)*
                 h
             }
-            #[inline]
+            #[inline(always)]
             fn pop_data(&mut self) -> Self::Item {
                 let ($first, $($rest,)*) = self;
                 (data($first.pop()), $(data($rest.pop()),)*)

@@ -46,7 +46,7 @@ macro_rules! impl_outputs {
                 $(r = r.min(self.$idx.room());)+
                 r
             }
-            #[inline]
+            #[inline(always)]
             fn send(&mut self, item: Self::Item) {
                 $(self.$idx.send(item.$idx);)+
             }
