@@ -5,7 +5,8 @@
 //! `OHUA_GEN_PROGRAMS` (default 500) and `OHUA_GEN_SEED` (default 1) choose the
 //! programs at build time.
 
-#![allow(unused, unused_mut, unused_variables, unused_assignments, unused_parens, dead_code)]
+// Generated programs are random code: rustc and clippy style lints do not apply.
+#![allow(unused, unused_mut, unused_variables, unused_assignments, unused_parens, dead_code, clippy::all)]
 
 include!(concat!(env!("OUT_DIR"), "/generated.rs"));
 
