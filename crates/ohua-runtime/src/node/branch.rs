@@ -64,11 +64,7 @@ impl<T: Send> Node for Switch<T> {
             }
             done += 1;
         }
-        if done > 0 {
-            Step::Progress(done)
-        } else {
-            Step::Blocked
-        }
+        Step::after(done)
     }
 
     fn flush(&mut self) {
@@ -137,11 +133,7 @@ impl<T: Send> Node for Merge<T> {
             }
             done += 1;
         }
-        if done > 0 {
-            Step::Progress(done)
-        } else {
-            Step::Blocked
-        }
+        Step::after(done)
     }
 
     fn flush(&mut self) {

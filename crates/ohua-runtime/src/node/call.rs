@@ -79,11 +79,7 @@ where
             }
             done += 1;
         }
-        if done > 0 {
-            Step::Progress(done)
-        } else {
-            Step::Blocked
-        }
+        Step::after(done)
     }
 
     fn flush(&mut self) {

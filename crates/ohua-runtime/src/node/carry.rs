@@ -127,11 +127,7 @@ impl<T: Send> Node for Carry<T> {
             }
             done += 1;
         }
-        if done > 0 {
-            Step::Progress(done)
-        } else {
-            Step::Blocked
-        }
+        Step::after(done)
     }
 
     fn flush(&mut self) {
@@ -230,11 +226,7 @@ impl<C: Send, B: Send> Node for LoopCarry<C, B> {
             }
             done += 1;
         }
-        if done > 0 {
-            Step::Progress(done)
-        } else {
-            Step::Blocked
-        }
+        Step::after(done)
     }
 
     fn flush(&mut self) {

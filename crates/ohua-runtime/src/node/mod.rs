@@ -16,6 +16,18 @@ pub enum Step {
     Done,
 }
 
+impl Step {
+    /// The outcome of a step that did `work` units: progress, or blocked if none.
+    #[inline]
+    pub fn after(work: usize) -> Step {
+        if work > 0 {
+            Step::Progress(work)
+        } else {
+            Step::Blocked
+        }
+    }
+}
+
 /// A dataflow operator.
 ///
 /// A section calls `step` repeatedly on each of its nodes and `flush` after

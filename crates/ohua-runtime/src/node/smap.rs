@@ -87,11 +87,7 @@ where
             }
             done += 1;
         }
-        if done > 0 {
-            Step::Progress(done)
-        } else {
-            Step::Blocked
-        }
+        Step::after(done)
     }
 
     fn flush(&mut self) {
@@ -155,11 +151,7 @@ impl<T: Send, C: FromIterator<T> + Send> Node for Collect<T, C> {
             }
             done += 1;
         }
-        if done > 0 {
-            Step::Progress(done)
-        } else {
-            Step::Blocked
-        }
+        Step::after(done)
     }
 
     fn flush(&mut self) {
