@@ -42,6 +42,32 @@ pub(crate) struct Section<'a> {
 /// without one.
 const SPIN_WINDOW: Duration = Duration::from_micros(50);
 
+/// Target length of one step of a *coarse* operator: its firing budget is
+/// this slice divided by its measured cost per firing (at least 1). An
+/// operator whose firing takes half a millisecond thus hands each result on at
+/// once instead of holding a batch of them back from the next section.
+const STEP_SLICE_NS: u128 = 100_000;
+
+/// Operators cheaper than this per firing always get the full `batch_size`:
+/// for them, shorter steps only mean more hand-offs of neighbouring ring slots
+/// between cores (measured: `word_freq` 0.85x -> 0.73x with 100 us steps).
+const COARSE_FIRING_NS: u128 = 10_000;
+
+impl Counters {
+    /// Firings the next step may do.
+    fn budget(&self, batch: usize) -> usize {
+        if self.firings == 0 {
+            // Unknown cost: one firing measures it.
+            return 1;
+        }
+        let per_firing = (self.busy.as_nanos() / u128::from(self.firings)).max(1);
+        if per_firing < COARSE_FIRING_NS {
+            return batch;
+        }
+        usize::try_from(STEP_SLICE_NS / per_firing).unwrap_or(usize::MAX).clamp(1, batch)
+    }
+}
+
 impl<'a> Section<'a> {
     /// An empty section stepping operators with `batch` firings per step and
     /// sleeping on `parker` (whose unparker the section's arcs hold).
@@ -113,8 +139,9 @@ impl<'a> Section<'a> {
         for task in &mut self.tasks {
             let Some(node) = task.node.as_mut() else { continue };
             task.counters.steps += 1;
+            let budget = task.counters.budget(self.batch);
             let outcome = catch_unwind(AssertUnwindSafe(|| {
-                let step = node.step(self.batch);
+                let step = node.step(budget);
                 node.flush();
                 step
             }));
