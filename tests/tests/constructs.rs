@@ -306,3 +306,23 @@ mod composed {
 fn algorithms_call_algorithms_and_are_flattened() {
     check(|| composed::pipeline(vec![1, 2, 3]));
 }
+
+fn half(x: u64) -> u64 {
+    x / 2
+}
+
+#[algorithm]
+fn halvings(mut n: u64, acc: u64) -> u64 {
+    match n {
+        0 | 1 => acc,
+        _ => {
+            n = half(n);
+            halvings(n, acc + 1)
+        }
+    }
+}
+
+#[test]
+fn tail_recursion_after_reassigning_a_parameter_in_an_arm() {
+    assert_eq!(check(|| halvings(1000, 0)), 9);
+}

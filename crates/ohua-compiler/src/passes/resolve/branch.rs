@@ -174,16 +174,19 @@ impl<'r> Resolver<'r> {
         span: Span,
         want: bool,
     ) -> Result<Option<VarId>> {
-        self.match_with(scrutinee, arms, span, want, &mut |r, body, want| r.expr(body, want))
+        self.match_with(scrutinee, arms, span, want, true, &mut |r, body, want| r.expr(body, want))
     }
 
     /// A `match` whose arm bodies are resolved by `body` (plain or tail position).
+    /// `merge` as in [`Resolver::branch_merging`]: a tail-position match of a
+    /// recursive algorithm passes its values on in the flow value, not as phis.
     pub(crate) fn match_with(
         &mut self,
         scrutinee: &Expr,
         arms: &[Arm],
         span: Span,
         want: bool,
+        merge: bool,
         body: &mut ArmBody<'_, 'r>,
     ) -> Result<Option<VarId>> {
         let (sel, bound) = self.dispatch(scrutinee, arms, span)?;
@@ -211,7 +214,7 @@ impl<'r> Resolver<'r> {
                 v
             }));
         }
-        self.branch(sel, fns, want, span)
+        self.branch_merging(sel, fns, want, span, merge)
     }
 }
 

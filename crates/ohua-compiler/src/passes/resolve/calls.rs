@@ -184,8 +184,9 @@ impl<'r> Resolver<'r> {
                 Ok(self.branch_merging(sel, arms, true, span, false)?.expect("flow"))
             }
             Expr::Match { scrutinee, arms, span } => {
-                let v =
-                    self.match_with(scrutinee, arms, *span, true, &mut |r, body, _| r.tail_expr(body, alg).map(Some))?;
+                let v = self.match_with(scrutinee, arms, *span, true, false, &mut |r, body, _| {
+                    r.tail_expr(body, alg).map(Some)
+                })?;
                 Ok(v.expect("flow"))
             }
             other => {
