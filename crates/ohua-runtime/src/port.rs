@@ -1,7 +1,7 @@
 //! Operator ports: an [`In`] reads one arc; an [`Out`] writes to every arc
 //! that consumes one output (fan-out clones the value for all but the last).
 
-use crate::arc::{Receiver, Sender};
+use crate::arc::{ReadCursor, Receiver, Sender, WriteCursor};
 use crate::packet::{Level, Packet};
 
 /// An input port: the consuming end of one arc.
@@ -13,6 +13,8 @@ use crate::packet::{Level, Packet};
 /// let (tx, rx) = channel::<u8>(2, None, None);
 /// let (mut out, mut inp) = (Out::new(vec![tx]), In::new(rx));
 /// out.send(5);
+/// assert_eq!(inp.pop(), None); // sent, not yet published
+/// out.flush();
 /// assert_eq!(inp.pop(), Some(Packet::Data(5)));
 /// ```
 pub struct In<T> {
@@ -53,6 +55,12 @@ impl<T> In<T> {
     #[inline]
     pub fn flush(&mut self) {
         self.rx.flush()
+    }
+
+    /// A cursor for a run of pops; see [`Receiver::read_cursor`].
+    #[inline(always)]
+    pub fn cursor(&mut self) -> ReadCursor<'_, Packet<T>> {
+        self.rx.read_cursor()
     }
 
     /// `head/available`, e.g. `D/3`, `E1/1`, `-/0` or `closed`, for diagnostics.
@@ -137,6 +145,18 @@ impl<T> Out<T> {
         }
     }
 
+    /// A cursor for a run of sends without per-item room checks, or `None`
+    /// when the output fans out (values need cloning) or its consumer is
+    /// gone: the caller then uses [`Out::send`].
+    #[inline(always)]
+    pub fn cursor(&mut self) -> Option<OutCursor<'_, T>> {
+        match self.txs.as_mut_slice() {
+            [] => Some(OutCursor::Discard),
+            [one] => one.write_cursor().map(OutCursor::One),
+            _ => None,
+        }
+    }
+
     /// `room` as text (`inf` when unconnected), for diagnostics.
     pub fn describe(&self) -> String {
         match self.txs.iter().map(Sender::current_room).min().unwrap_or(usize::MAX) {
@@ -155,6 +175,42 @@ impl<T> Out<T> {
     pub fn flush(&mut self) {
         for tx in &mut self.txs {
             tx.flush();
+        }
+    }
+}
+
+/// The write position of an [`Out`] with at most one consumer, lent for a run
+/// of sends (see [`Out::cursor`]).
+pub enum OutCursor<'a, T> {
+    /// Writes into the one consumer's arc.
+    One(WriteCursor<'a, Packet<T>>),
+    /// Nobody consumes this output: values are dropped.
+    Discard,
+}
+
+impl<T> OutCursor<'_, T> {
+    /// Send a value.
+    ///
+    /// # Safety
+    ///
+    /// The caller saw [`Out::room`] greater than the number of packets sent
+    /// through this cursor so far.
+    #[inline(always)]
+    pub unsafe fn send(&mut self, v: T) {
+        if let OutCursor::One(w) = self {
+            w.push(Packet::Data(v));
+        }
+    }
+
+    /// Send an end-of-activation marker.
+    ///
+    /// # Safety
+    ///
+    /// As for [`OutCursor::send`].
+    #[inline]
+    pub unsafe fn send_end(&mut self, level: Level) {
+        if let OutCursor::One(w) = self {
+            w.push(Packet::End(level));
         }
     }
 }

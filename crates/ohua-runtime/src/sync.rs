@@ -1,20 +1,109 @@
 //! Every concurrency primitive the runtime uses, in one place.
 //!
 //! Importing atomics, parkers and threads only through this module keeps the
-//! protocols checkable with a model checker (loom/shuttle) by swapping this
-//! one file.
+//! protocols checkable with a model checker: built with `--cfg loom`, the
+//! atomics, `Arc`, `Mutex` and the ring's slot cells are loom's, and the
+//! loom models in `arc/ring.rs` explore every interleaving of the arc
+//! protocol (`RUSTFLAGS="--cfg loom" cargo test -p ohua-runtime --release --lib loom`).
 
-pub use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+#[cfg(loom)]
+pub use loom::sync::atomic::{fence, AtomicBool, AtomicU64, AtomicUsize, Ordering};
+#[cfg(loom)]
+pub use loom::sync::{Arc, Mutex};
+#[cfg(not(loom))]
+pub use std::sync::atomic::{fence, AtomicBool, AtomicU64, AtomicUsize, Ordering};
+#[cfg(not(loom))]
 pub use std::sync::{Arc, Mutex};
 
 pub use crossbeam_utils::sync::{Parker, Unparker};
-pub use crossbeam_utils::Backoff;
+pub use crossbeam_utils::{Backoff, CachePadded};
 
 /// Threads: section threads are scoped (`thread::scope`) so graphs may borrow
 /// non-`'static` data.
 pub use std::thread;
 
-pub use std::sync::atomic::fence;
+/// One slot of an arc's ring: a possibly uninitialised `T` that the two ends
+/// of the arc hand to each other through the ring's indices.
+///
+/// Every access is `unsafe` because only the ring protocol (`arc/README.md`)
+/// knows which end owns the slot; keeping the cell here lets a model checker
+/// swap in a cell that tracks those accesses.
+#[cfg(not(loom))]
+pub struct SlotCell<T>(std::cell::UnsafeCell<std::mem::MaybeUninit<T>>);
+
+#[cfg(not(loom))]
+impl<T> SlotCell<T> {
+    /// An empty (or pre-filled) slot.
+    pub fn new(v: std::mem::MaybeUninit<T>) -> Self {
+        SlotCell(std::cell::UnsafeCell::new(v))
+    }
+
+    /// Fill the slot.
+    ///
+    /// # Safety
+    ///
+    /// The caller owns the slot and it is empty (a previous value was read or
+    /// dropped).
+    #[inline(always)]
+    pub unsafe fn write(&self, v: T) {
+        (*self.0.get()).write(v);
+    }
+
+    /// Move the value out; the slot is empty afterwards.
+    ///
+    /// # Safety
+    ///
+    /// The caller owns the slot and it is full.
+    #[inline(always)]
+    pub unsafe fn read(&self) -> T {
+        (*self.0.get()).assume_init_read()
+    }
+
+    /// Borrow the value.
+    ///
+    /// # Safety
+    ///
+    /// The caller owns the slot, it is full, and nobody writes it while the
+    /// borrow lives.
+    #[inline(always)]
+    pub unsafe fn get_ref(&self) -> &T {
+        (*self.0.get()).assume_init_ref()
+    }
+
+    /// Drop the value in place.
+    ///
+    /// # Safety
+    ///
+    /// The caller owns the slot and it is full.
+    pub unsafe fn drop_in_place(&self) {
+        (*self.0.get()).assume_init_drop();
+    }
+}
+
+/// Under loom: the same API over loom's tracked cell, so the model checker
+/// sees every slot access and reports a read racing a write.
+#[cfg(loom)]
+pub struct SlotCell<T>(loom::cell::UnsafeCell<std::mem::MaybeUninit<T>>);
+
+#[cfg(loom)]
+#[allow(missing_docs, clippy::missing_safety_doc)]
+impl<T> SlotCell<T> {
+    pub fn new(v: std::mem::MaybeUninit<T>) -> Self {
+        SlotCell(loom::cell::UnsafeCell::new(v))
+    }
+    pub unsafe fn write(&self, v: T) {
+        self.0.with_mut(|p| (*p).write(v));
+    }
+    pub unsafe fn read(&self) -> T {
+        self.0.with(|p| (*p).assume_init_read())
+    }
+    pub unsafe fn get_ref(&self) -> &T {
+        self.0.with(|p| (*p).assume_init_ref())
+    }
+    pub unsafe fn drop_in_place(&self) {
+        self.0.with_mut(|p| (*p).assume_init_drop());
+    }
+}
 
 /// Whether a section is about to sleep, and how to wake it.
 ///
@@ -59,7 +148,7 @@ enum WakeTarget {
     Section(Arc<SleepFlag>),
     /// Test hook: observe exactly when wake-ups happen.
     #[cfg(test)]
-    Hook(Arc<dyn Fn() + Send + Sync>),
+    Hook(std::sync::Arc<dyn Fn() + Send + Sync>),
 }
 
 impl Waker {
@@ -71,7 +160,7 @@ impl Waker {
     /// A waker that calls `f` (tests of the wake-up protocol).
     #[cfg(test)]
     pub(crate) fn hook(f: impl Fn() + Send + Sync + 'static) -> Self {
-        Waker(WakeTarget::Hook(Arc::new(f)))
+        Waker(WakeTarget::Hook(std::sync::Arc::new(f)))
     }
 
     /// Wake the section if it is parked; otherwise leave a token so its next

@@ -51,6 +51,7 @@ pub mod __private {
     pub use ohua_runtime::node::branch::{Merge, Switch};
     pub use ohua_runtime::node::call::Call;
     pub use ohua_runtime::node::carry::{Carry, LoopCarry};
+    pub use ohua_runtime::node::chain::Link;
     pub use ohua_runtime::node::smap::{Collect, SMap};
     pub use ohua_runtime::node::source::{Sink, Source};
     pub use ohua_runtime::node::sticky::Sticky;

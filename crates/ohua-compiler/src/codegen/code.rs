@@ -19,6 +19,20 @@ pub(super) fn call(g: &Graph, n: usize, c: &CallNode) -> TokenStream {
         quote!(#rt::Sticky::new(#i, #home, #release))
     });
     let outs = (0..base).map(|p| output(g, n, p));
+    let f = closure(c);
+    quote!(#rt::Call::new((#(#ins,)*), (#(#sticky,)*), (#(#outs,)*), #f))
+}
+
+/// `Link::new(id, input, output, closure)` for a call fused into a chain
+/// (one data input, no sticky input, one output; see `chain.rs`).
+pub(super) fn link(g: &Graph, n: usize, c: &CallNode) -> TokenStream {
+    let rt = rt();
+    let (i, o, f) = (input(g, n, 0), output(g, n, 0), closure(c));
+    quote!(#rt::Link::new(#n, #i, #o, #f))
+}
+
+/// The closure of a call node: `|(data..), (sticky..)| ((sticky..), (outputs..))`.
+fn closure(c: &CallNode) -> TokenStream {
     let data_pats = c.data.iter().map(|d| match d {
         Some(ident) => quote!(mut #ident),
         None => quote!(_),
@@ -36,15 +50,10 @@ pub(super) fn call(g: &Graph, n: usize, c: &CallNode) -> TokenStream {
     let threaded = &c.returns[bound.len()..];
     let stmt = statement(&c.code, c);
     quote! {
-        #rt::Call::new(
-            (#(#ins,)*),
-            (#(#sticky,)*),
-            (#(#outs,)*),
-            move |(#(#data_pats,)*), (#(mut #sticky_idents,)*)| {
-                let (#(#temps,)*) = { #stmt (#(#bound_spanned,)*) };
-                ((#(#sticky_idents,)*), (#(#temps,)* #(#threaded,)*))
-            },
-        )
+        move |(#(#data_pats,)*), (#(mut #sticky_idents,)*)| {
+            let (#(#temps,)*) = { #stmt (#(#bound_spanned,)*) };
+            ((#(#sticky_idents,)*), (#(#temps,)* #(#threaded,)*))
+        }
     }
 }
 

@@ -7,6 +7,7 @@
 //! nodes are emitted producers-first so rustc knows each closure's input types
 //! before it checks the closure.
 
+mod chain;
 mod code;
 mod info;
 
@@ -32,7 +33,23 @@ pub fn generate(item: &syn::ItemFn, g: &Graph) -> TokenStream {
         let (s, r) = (format_ident!("__ohua_s{}", a), format_ident!("__ohua_r{}", a));
         quote!(let (#s, #r) = __ohua_b.arc(#a);)
     });
-    let nodes = (0..g.nodes.len()).map(|n| node(g, n));
+    // Chains of calls are built as links and installed together at the end,
+    // when every link's closure has been type-checked in producer order.
+    let chains = chain::Chains::of(g);
+    let nodes = (0..g.nodes.len()).map(|n| match &g.nodes[n].kind {
+        Kind::Call(c) if chains.is_link(n) => {
+            let l = format_ident!("__ohua_l{}", n);
+            let link = code::link(g, n, c);
+            quote!(let #l = #link;)
+        }
+        _ => node(g, n),
+    });
+    let installs = chains.chains().map(|chain| {
+        let mut links = chain.iter().rev().map(|n| format_ident!("__ohua_l{}", n));
+        let last = links.next().expect("a chain has two or more links");
+        let joined = links.fold(quote!(#last), |rest, l| quote!(#l.then(#rest)));
+        quote!(__ohua_b.chain(#joined);)
+    });
     quote! {
         #(#attrs)*
         #[allow(unused_mut, unused_variables, unused_assignments, unused_parens, clippy::all)]
@@ -43,6 +60,7 @@ pub fn generate(item: &syn::ItemFn, g: &Graph) -> TokenStream {
                     #(#arcs)*
                     let __ohua_slot = __ohua_b.result_slot();
                     #(#nodes)*
+                    #(#installs)*
                     __ohua_slot
                 })
             }
@@ -65,7 +83,17 @@ fn output(g: &Graph, n: usize, p: usize) -> TokenStream {
     match arcs.len() {
         0 => quote!(#rt::Out::none()),
         1 => quote!(#rt::Out::new(vec![#(#arcs),*])),
-        _ => quote!(#rt::Out::fanout(vec![#(#arcs),*], ::core::clone::Clone::clone)),
+        _ => {
+            // Spanned at the user's binding of the value, so a value that is
+            // not `Clone` but used by several operators is reported there.
+            let span = match &g.nodes[n].kind {
+                Kind::Call(c) => c.returns.get(p).map(|r| r.span()),
+                _ => None,
+            };
+            let clone =
+                quote::quote_spanned!(span.unwrap_or_else(proc_macro2::Span::call_site)=> ::core::clone::Clone::clone);
+            quote!(#rt::Out::fanout(vec![#(#arcs),*], #clone))
+        }
     }
 }
 

@@ -1,13 +1,19 @@
 //! Bounded single-producer single-consumer arcs.
 //!
-//! Every arc connects exactly one output port to one input port, so a
-//! wait-free SPSC ring buffer ([`rtrb`]) is all the synchronisation an arc
-//! needs. Pushing or popping one packet is a plain load/store pair on x86; a
-//! *wake-up* of the other side's section is only issued once per operator step
-//! (see [`Sender::flush`] / [`Receiver::flush`]), never per message.
+//! Every arc connects exactly one output port to one input port, so an SPSC
+//! ring ([`ring`](self) module, protocol in `arc/README.md`) is all the
+//! synchronisation an arc needs. A push or pop is a slot write or read; the
+//! ring's indices are *published* once per operator step, in
+//! [`Sender::flush`] / [`Receiver::flush`], which is also where the other
+//! side's section is woken. So arcs carry batches and no thread is woken per
+//! message.
 //!
 //! Arcs whose two ends sit in the same section are built without wakers: the
 //! section's own loop notices new data on its next pass.
+
+mod ring;
+
+pub use ring::{ReadCursor, WriteCursor};
 
 use crate::packet::Packet;
 use crate::sync::Waker;
@@ -17,6 +23,9 @@ use crate::sync::Waker;
 /// `consumer` is woken after the sender pushed data; `producer` is woken after
 /// the receiver freed room. Pass `None` for ends in the same section.
 ///
+/// Pushed packets become visible to the receiver at the sender's next
+/// [`Sender::flush`] (or when the sender is dropped).
+///
 /// # Example
 ///
 /// ```
@@ -24,30 +33,30 @@ use crate::sync::Waker;
 /// use ohua_runtime::packet::Packet;
 /// let (mut tx, mut rx) = channel::<u32>(4, None, None);
 /// tx.push(Packet::Data(7));
+/// assert_eq!(rx.pop(), None); // not published yet
+/// tx.flush();
 /// assert_eq!(rx.pop(), Some(Packet::Data(7)));
 /// ```
 pub fn channel<T>(capacity: usize, producer: Option<Waker>, consumer: Option<Waker>) -> (Sender<T>, Receiver<T>) {
-    let (p, c) = rtrb::RingBuffer::new(capacity.max(1));
-    (
-        Sender { ring: p, known_room: 0, wake_consumer: WakeOnDrop(consumer), dirty: false },
-        Receiver { ring: c, wake_producer: WakeOnDrop(producer), dirty: false },
-    )
+    let (p, c) = ring::ring(capacity.max(1));
+    (Sender { ring: p, wake_consumer: WakeOnDrop(consumer) }, Receiver { ring: c, wake_producer: WakeOnDrop(producer) })
 }
 
-/// A push failed: fine if nobody reads the arc any more, a bug otherwise.
+/// A push into a full arc: the operator did not check room.
 #[cold]
 #[inline(never)]
-fn full_or_abandoned(abandoned: bool) {
-    assert!(abandoned, "ohua: push into a full arc (operator did not check room)");
+fn push_into_full_arc() -> ! {
+    panic!("ohua: push into a full arc (operator did not check room)");
 }
 
 /// Wakes the other end's section when dropped.
 ///
 /// It is the *last* field of [`Sender`] and [`Receiver`]: fields drop in
-/// declaration order, so the ring end is already dropped (the arc is marked
-/// abandoned) when the wake-up is issued. Waking first would let the woken
-/// section look before the abandonment, see an open empty arc, park again, and
-/// never be woken (regression test `closing_an_arc_wakes_a_parked_consumer`).
+/// declaration order, so the ring end is already dropped (its final index
+/// published and the arc marked abandoned) when the wake-up is issued. Waking
+/// first would let the woken section look before the abandonment, see an open
+/// empty arc, park again, and never be woken (regression test
+/// `closing_an_arc_wakes_a_parked_consumer`).
 struct WakeOnDrop(Option<Waker>);
 
 impl WakeOnDrop {
@@ -67,12 +76,7 @@ impl Drop for WakeOnDrop {
 
 /// Producing end of an arc.
 pub struct Sender<T> {
-    ring: rtrb::Producer<Packet<T>>,
-    /// Slots known to be free without asking the ring. Asking reads the
-    /// consumer's index, a cache line the consumer writes on every pop: done
-    /// per item across cores it would cost a cache miss per message.
-    known_room: usize,
-    dirty: bool,
+    ring: ring::Producer<Packet<T>>,
     // Must stay the last field: see `WakeOnDrop`.
     wake_consumer: WakeOnDrop,
 }
@@ -83,24 +87,15 @@ impl<T> Sender<T> {
     /// feedback after the loop finished) is discarded.
     #[inline]
     pub fn room(&mut self) -> usize {
-        if self.known_room == 0 {
-            self.known_room = match self.ring.slots() {
-                0 if self.ring.is_abandoned() => usize::MAX,
-                n => n,
-            };
-        }
-        self.known_room
+        self.ring.room()
     }
 
-    /// Free slots, asking the ring (no caching; for diagnostics).
+    /// Free slots, asking the consumer (no caching; for diagnostics).
     pub fn current_room(&self) -> usize {
-        match self.ring.slots() {
-            0 if self.ring.is_abandoned() => usize::MAX,
-            n => n,
-        }
+        self.ring.current_room()
     }
 
-    /// Push one packet.
+    /// Push one packet; the receiver sees it after the next [`Sender::flush`].
     ///
     /// # Panics
     ///
@@ -108,10 +103,8 @@ impl<T> Sender<T> {
     #[inline(always)]
     pub fn push(&mut self, packet: Packet<T>) {
         if self.ring.push(packet).is_err() {
-            full_or_abandoned(self.ring.is_abandoned());
+            push_into_full_arc();
         }
-        self.known_room = self.known_room.saturating_sub(1);
-        self.dirty = true;
     }
 
     /// Whether the consuming end is gone.
@@ -119,10 +112,19 @@ impl<T> Sender<T> {
         self.ring.is_abandoned()
     }
 
-    /// Wake the consumer if anything was pushed since the last flush.
+    /// A cursor for a run of pushes without per-item room checks (the caller
+    /// checks [`Sender::room`] once for the whole run), or `None` if the
+    /// consumer is gone. Pushes become visible at the next flush.
+    #[inline(always)]
+    pub fn write_cursor(&mut self) -> Option<WriteCursor<'_, Packet<T>>> {
+        self.ring.write_cursor()
+    }
+
+    /// Publish what was pushed since the last flush and wake the consumer if
+    /// there was anything.
     #[inline]
     pub fn flush(&mut self) {
-        if std::mem::take(&mut self.dirty) {
+        if self.ring.publish() {
             self.wake_consumer.wake();
         }
     }
@@ -130,8 +132,7 @@ impl<T> Sender<T> {
 
 /// Consuming end of an arc.
 pub struct Receiver<T> {
-    ring: rtrb::Consumer<Packet<T>>,
-    dirty: bool,
+    ring: ring::Consumer<Packet<T>>,
     // Must stay the last field: see `WakeOnDrop`.
     wake_producer: WakeOnDrop,
 }
@@ -140,40 +141,44 @@ impl<T> Receiver<T> {
     /// Packets available right now.
     #[inline]
     pub fn len(&self) -> usize {
-        self.ring.slots()
+        self.ring.len()
     }
 
     /// Whether no packet is available right now.
     #[inline]
     pub fn is_empty(&self) -> bool {
-        self.ring.is_empty()
+        self.ring.len() == 0
     }
 
     /// The next packet, without removing it.
     #[inline]
     pub fn peek(&self) -> Option<&Packet<T>> {
-        self.ring.peek().ok()
+        self.ring.peek()
     }
 
     /// Remove and return the next packet.
     #[inline]
     pub fn pop(&mut self) -> Option<Packet<T>> {
-        let p = self.ring.pop().ok();
-        if p.is_some() {
-            self.dirty = true;
-        }
-        p
+        self.ring.pop()
     }
 
     /// The producer is gone and every packet has been consumed.
     pub fn is_closed(&self) -> bool {
-        self.ring.is_abandoned() && self.ring.is_empty()
+        self.ring.is_closed()
     }
 
-    /// Wake the producer if room was freed since the last flush.
+    /// A cursor for a run of pops without per-item availability checks (the
+    /// caller checks [`Receiver::len`] once for the whole run).
+    #[inline(always)]
+    pub fn read_cursor(&mut self) -> ReadCursor<'_, Packet<T>> {
+        self.ring.read_cursor()
+    }
+
+    /// Hand the slots read since the last flush back to the producer and wake
+    /// it if there were any.
     #[inline]
     pub fn flush(&mut self) {
-        if std::mem::take(&mut self.dirty) {
+        if self.ring.publish() {
             self.wake_producer.wake();
         }
     }

@@ -3,6 +3,7 @@
 use crate::arc::{self, Receiver, Sender};
 use crate::deploy::Plan;
 use crate::graph::GraphInfo;
+use crate::node::chain::Stage;
 use crate::node::Node;
 use crate::sync::Waker;
 
@@ -25,7 +26,16 @@ pub struct Builder<'a> {
     /// One waker per section, indexed by section.
     wakers: Vec<Waker>,
     nodes: Vec<Option<Box<dyn Node + 'a>>>,
+    /// For each node fused into a chain piece, the piece's first node.
+    fused_into: Vec<Option<usize>>,
     arcs_built: Vec<bool>,
+}
+
+/// What a build produced: operators by node id (`None` for nodes fused into
+/// another node's operator), and for those, the node they are fused into.
+pub(crate) struct Built<'a> {
+    pub(crate) nodes: Vec<Option<Box<dyn Node + 'a>>>,
+    pub(crate) fused_into: Vec<Option<usize>>,
 }
 
 impl<'a> Builder<'a> {
@@ -37,6 +47,7 @@ impl<'a> Builder<'a> {
             plan,
             wakers,
             nodes: (0..graph.nodes.len()).map(|_| None).collect(),
+            fused_into: vec![None; graph.nodes.len()],
             arcs_built: vec![false; graph.arcs.len()],
         }
     }
@@ -87,11 +98,38 @@ impl<'a> Builder<'a> {
     /// Panics if `id` is not a node of the graph or already has an operator.
     pub fn node<N: Node + 'a>(&mut self, id: usize, node: N) {
         let algorithm = self.graph.algorithm;
+        let fused = self.fused_into.get(id).copied().flatten();
         let slot = self.nodes.get_mut(id).unwrap_or_else(|| {
             panic!("ohua: algorithm `{algorithm}` has no node {id}");
         });
-        assert!(slot.is_none(), "ohua: node {id} (`{}`) installed twice", self.graph.nodes[id].name);
+        assert!(slot.is_none() && fused.is_none(), "ohua: node {id} (`{}`) installed twice", self.graph.nodes[id].name);
         *slot = Some(Box::new(node));
+    }
+
+    /// Install a chain of fused calls (see [`crate::node::chain`]): the chain
+    /// is cut wherever the plan puts two neighbouring links in different
+    /// sections, and each piece becomes one operator installed at its first
+    /// node.
+    ///
+    /// # Panics
+    ///
+    /// Panics if a node of the chain already has an operator.
+    pub fn chain<A, L: Stage<A> + 'a>(&mut self, first: L) {
+        first.install(self);
+    }
+
+    /// Install `node` as the operator of the fused nodes `ids` (first one
+    /// first).
+    pub(crate) fn install_piece<N: Node + 'a>(&mut self, ids: &[usize], node: N) {
+        for &id in &ids[1..] {
+            assert!(
+                self.nodes[id].is_none() && self.fused_into[id].is_none(),
+                "ohua: node {id} (`{}`) installed twice",
+                self.graph.nodes[id].name
+            );
+            self.fused_into[id] = Some(ids[0]);
+        }
+        self.node(ids[0], node);
     }
 
     /// A fresh result slot: give a clone to the graph's sink operator and
@@ -105,15 +143,17 @@ impl<'a> Builder<'a> {
     /// # Panics
     ///
     /// Panics, naming them, if some nodes have no operator.
-    pub(crate) fn into_nodes(self) -> Vec<Box<dyn Node + 'a>> {
-        let missing: Vec<&str> =
-            self.nodes.iter().zip(self.graph.nodes).filter(|(n, _)| n.is_none()).map(|(_, info)| info.name).collect();
+    pub(crate) fn into_built(self) -> Built<'a> {
+        let missing: Vec<&str> = (0..self.nodes.len())
+            .filter(|&id| self.nodes[id].is_none() && self.fused_into[id].is_none())
+            .map(|id| self.graph.nodes[id].name)
+            .collect();
         assert!(
             missing.is_empty(),
             "ohua: the build of algorithm `{}` installed no operator for node(s) {}",
             self.graph.algorithm,
             missing.join(", ")
         );
-        self.nodes.into_iter().flatten().collect()
+        Built { nodes: self.nodes, fused_into: self.fused_into }
     }
 }

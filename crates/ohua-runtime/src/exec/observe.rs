@@ -21,6 +21,7 @@ pub(crate) fn make_report(
     plan: Plan,
     wall: Duration,
     counters: Vec<(usize, Counters)>,
+    fused_into: &[Option<usize>],
     section_stats: Vec<SectionStats>,
 ) -> RunReport {
     let mut nodes: Vec<NodeStats> = graph
@@ -34,6 +35,7 @@ pub(crate) fn make_report(
             firings: 0,
             steps: 0,
             busy: Duration::ZERO,
+            fused_into: fused_into[id].map(|head| graph.nodes[head].name),
         })
         .collect();
     for (id, c) in counters {
@@ -41,6 +43,14 @@ pub(crate) fn make_report(
         s.firings = c.firings;
         s.steps = c.steps;
         s.busy = c.busy;
+    }
+    // A fused link fires exactly when the first link of its piece does; the
+    // piece's time is all reported on that first link.
+    for (id, head) in fused_into.iter().enumerate() {
+        if let Some(head) = *head {
+            nodes[id].firings = nodes[head].firings;
+            nodes[id].steps = nodes[head].steps;
+        }
     }
     RunReport { algorithm: graph.algorithm, sections: plan.sections, wall, nodes, plan, section_stats }
 }

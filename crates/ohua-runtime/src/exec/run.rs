@@ -55,12 +55,14 @@ pub fn execute<'a, R: Send + 'a>(
 
     let mut builder = Builder::new(graph, plan.clone(), wakers.clone());
     let slot = build(&mut builder);
-    let sections = assign(graph, &plan, parkers, flags, builder.into_nodes());
+    let built = builder.into_built();
+    let fused_into = built.fused_into;
+    let sections = assign(graph, &plan, parkers, flags, built.nodes);
 
     let shared = RunShared::new(wakers);
     let start = Instant::now();
     let counters = run_sections(graph, sections, &shared, &opts);
-    let report = make_report(graph, plan, start.elapsed(), counters, shared.section_stats());
+    let report = make_report(graph, plan, start.elapsed(), counters, &fused_into, shared.section_stats());
     publish(&opts, graph, &report);
 
     match shared.take_failure() {
@@ -83,11 +85,10 @@ fn assign<'a>(
     plan: &Plan,
     parkers: Vec<Parker>,
     flags: Vec<Arc<SleepFlag>>,
-    nodes: Vec<Box<dyn Node + 'a>>,
+    mut nodes: Vec<Option<Box<dyn Node + 'a>>>,
 ) -> Vec<Section<'a>> {
     let mut sections: Vec<Section<'a>> =
         parkers.into_iter().zip(flags).enumerate().map(|(k, (p, f))| Section::new(k, p, f, plan.batch_size)).collect();
-    let mut nodes: Vec<Option<Box<dyn Node + 'a>>> = nodes.into_iter().map(Some).collect();
     for id in graph.topological_order() {
         if let Some(node) = nodes[id].take() {
             sections[plan.section_of[id]].push(id, node);

@@ -164,7 +164,9 @@ impl<'a> Section<'a> {
                     progressed = true;
                 }
                 Err(payload) => {
-                    let name = graph.nodes[task.id].name;
+                    // A fused piece names the link that panicked.
+                    let id = crate::node::chain::take_blamed().unwrap_or(task.id);
+                    let name = graph.nodes[id].name;
                     shared.fail(Failure::Operator { name, message: panic_message(&*payload) });
                     // Not idle: go straight to the abort check.
                     return true;

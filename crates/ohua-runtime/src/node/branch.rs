@@ -17,7 +17,9 @@ use crate::port::{In, Out};
 /// let mut s = Switch::new(In::new(crx), In::new(vrx), vec![Out::new(vec![a]), Out::new(vec![b])]);
 /// ctx.push(Packet::Data(1));
 /// vtx.push(Packet::Data("x"));
+/// (ctx.flush(), vtx.flush()); // publish, as a section does after each step
 /// s.step(4);
+/// s.flush();
 /// assert!(arx.pop().is_none());
 /// assert_eq!(brx.pop(), Some(Packet::Data("x")));
 /// ```

@@ -4,6 +4,7 @@
 //! so they carry one packet per activation and identical markers. The tuple
 //! impls below pop one packet from each input at a time.
 
+use crate::arc::ReadCursor;
 use crate::packet::{Level, Packet};
 use crate::port::In;
 
@@ -49,12 +50,45 @@ pub(crate) fn combine(a: Head, b: Head) -> Head {
     }
 }
 
+/// The read positions of all data inputs, lent for one run of firings in
+/// which every input is known to hold a packet per firing.
+pub trait InputCursor {
+    /// One value from each input.
+    type Item;
+    /// What the heads show: [`Head::Data`] or [`Head::End`].
+    ///
+    /// # Safety
+    ///
+    /// Every input holds a packet (the run is not exhausted).
+    unsafe fn head(&self) -> Head;
+    /// Pop one data packet from each input.
+    ///
+    /// # Safety
+    ///
+    /// `head()` returned [`Head::Data`].
+    unsafe fn pop_data(&mut self) -> Self::Item;
+    /// Pop one marker from each input.
+    ///
+    /// # Safety
+    ///
+    /// `head()` returned [`Head::End`].
+    unsafe fn pop_end(&mut self);
+}
+
 /// The data inputs of an operator: a tuple of [`In`] ports.
 pub trait DataInputs: Send {
     /// One value from each input.
     type Item;
+    /// The inputs' read positions for one run (see [`InputCursor`]).
+    type Cursor<'a>: InputCursor<Item = Self::Item>
+    where
+        Self: 'a;
+    /// Lend the read positions for a run of at most [`DataInputs::available`] firings.
+    fn cursor(&mut self) -> Self::Cursor<'_>;
     /// What the inputs show right now.
     fn head(&self) -> Head;
+    /// Packets (data or markers) that every input holds right now.
+    fn available(&self) -> usize;
     /// Pop one data packet from each input. Call only after `head() == Head::Data`.
     fn pop_data(&mut self) -> Self::Item;
     /// Pop one marker from each input. Call only after `head() == Head::End(_)`.
@@ -63,6 +97,23 @@ pub trait DataInputs: Send {
     fn flush(&mut self);
     /// Each input's head, for diagnostics.
     fn describe(&self) -> Vec<String>;
+}
+
+/// Classify a head known to hold a packet.
+#[inline(always)]
+fn packet_head<T>(p: &Packet<T>) -> Head {
+    match p {
+        Packet::Data(_) => Head::Data,
+        Packet::End(l) => Head::End(*l),
+    }
+}
+
+#[inline(always)]
+fn data_of<T>(p: Packet<T>) -> T {
+    match p {
+        Packet::Data(v) => v,
+        Packet::End(_) => unreachable!("pop_data called without data at every head"),
+    }
 }
 
 #[inline]
@@ -76,14 +127,50 @@ fn data<T>(p: Option<Packet<T>>) -> T {
 macro_rules! impl_data_inputs {
     ($first:ident $(, $rest:ident)*) => {
         #[allow(non_snake_case)]
+        impl<'a, $first, $($rest),*> InputCursor for (ReadCursor<'a, Packet<$first>>, $(ReadCursor<'a, Packet<$rest>>,)*) {
+            type Item = ($first, $($rest,)*);
+            #[inline(always)]
+            unsafe fn head(&self) -> Head {
+                let ($first, $($rest,)*) = self;
+                let h = packet_head($first.peek());
+                $(let h = combine(h, packet_head($rest.peek()));)*
+                h
+            }
+            #[inline(always)]
+            unsafe fn pop_data(&mut self) -> Self::Item {
+                let ($first, $($rest,)*) = self;
+                (data_of($first.pop()), $(data_of($rest.pop()),)*)
+            }
+            #[inline]
+            unsafe fn pop_end(&mut self) {
+                let ($first, $($rest,)*) = self;
+                $first.pop();
+                $($rest.pop();)*
+            }
+        }
+
+        #[allow(non_snake_case)]
         impl<$first: Send, $($rest: Send),*> DataInputs for (In<$first>, $(In<$rest>,)*) {
             type Item = ($first, $($rest,)*);
+            type Cursor<'a> = (ReadCursor<'a, Packet<$first>>, $(ReadCursor<'a, Packet<$rest>>,)*) where Self: 'a;
+            #[inline(always)]
+            fn cursor(&mut self) -> Self::Cursor<'_> {
+                let ($first, $($rest,)*) = self;
+                ($first.cursor(), $($rest.cursor(),)*)
+            }
             #[inline(always)]
             fn head(&self) -> Head {
                 let ($first, $($rest,)*) = self;
                 let h = head_of($first);
                 $(let h = combine(h, head_of($rest));)*
                 h
+            }
+            #[inline(always)]
+            fn available(&self) -> usize {
+                let ($first, $($rest,)*) = self;
+                let n = $first.available();
+                $(let n = n.min($rest.available());)*
+                n
             }
             #[inline(always)]
             fn pop_data(&mut self) -> Self::Item {

@@ -58,6 +58,7 @@ pub trait Node: Send {
 pub mod branch;
 pub mod call;
 pub mod carry;
+pub mod chain;
 mod describe;
 pub mod inputs;
 pub mod outputs;

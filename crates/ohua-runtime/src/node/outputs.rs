@@ -1,12 +1,47 @@
 //! Writing all outputs of an operator at once.
 
 use crate::packet::Level;
-use crate::port::Out;
+use crate::port::{Out, OutCursor};
+
+/// The write positions of all outputs, lent for one run of firings for which
+/// every output has room.
+pub trait OutputCursor {
+    /// One value for each output.
+    type Item;
+    /// Send one value on each output.
+    ///
+    /// # Safety
+    ///
+    /// Every output had room for this packet when the run was sized.
+    unsafe fn send(&mut self, item: Self::Item);
+    /// Send a marker on each output.
+    ///
+    /// # Safety
+    ///
+    /// As for [`OutputCursor::send`].
+    unsafe fn send_end(&mut self, level: Level);
+}
+
+impl OutputCursor for () {
+    type Item = ();
+    #[inline(always)]
+    unsafe fn send(&mut self, _: ()) {}
+    #[inline(always)]
+    unsafe fn send_end(&mut self, _: Level) {}
+}
 
 /// The outputs of an operator: a tuple of [`Out`] ports (possibly empty).
 pub trait OutputSet: Send {
     /// One value for each output.
     type Item;
+    /// The outputs' write positions for one run (see [`OutputCursor`]).
+    type Cursor<'a>: OutputCursor<Item = Self::Item>
+    where
+        Self: 'a;
+    /// Lend the write positions for a run of at most [`OutputSet::room`]
+    /// firings, or `None` if some output needs the general path (fan-out,
+    /// or a consumer that is gone).
+    fn cursor(&mut self) -> Option<Self::Cursor<'_>>;
     /// Packets every output can take right now.
     fn room(&mut self) -> usize;
     /// Send one value on each output.
@@ -21,6 +56,11 @@ pub trait OutputSet: Send {
 
 impl OutputSet for () {
     type Item = ();
+    type Cursor<'a> = ();
+    #[inline(always)]
+    fn cursor(&mut self) -> Option<()> {
+        Some(())
+    }
     #[inline]
     fn room(&mut self) -> usize {
         usize::MAX
@@ -37,9 +77,26 @@ impl OutputSet for () {
 
 macro_rules! impl_outputs {
     ($($name:ident $idx:tt),+) => {
+        impl<'a, $($name),+> OutputCursor for ($(OutCursor<'a, $name>,)+) {
+            type Item = ($($name,)+);
+            #[inline(always)]
+            unsafe fn send(&mut self, item: Self::Item) {
+                $(self.$idx.send(item.$idx);)+
+            }
+            #[inline]
+            unsafe fn send_end(&mut self, level: Level) {
+                $(self.$idx.send_end(level);)+
+            }
+        }
+
         #[allow(non_snake_case)]
         impl<$($name: Send),+> OutputSet for ($(Out<$name>,)+) {
             type Item = ($($name,)+);
+            type Cursor<'a> = ($(OutCursor<'a, $name>,)+) where Self: 'a;
+            #[inline(always)]
+            fn cursor(&mut self) -> Option<Self::Cursor<'_>> {
+                Some(($(self.$idx.cursor()?,)+))
+            }
             #[inline]
             fn room(&mut self) -> usize {
                 let mut r = usize::MAX;

@@ -24,7 +24,9 @@ enum Iterating<I> {
 /// let (etx, mut erx) = channel::<u8>(8, None, None);
 /// let mut n = SMap::new(In::new(rx), 0, Out::new(vec![etx]), Out::none());
 /// tx.push(Packet::Data(vec![1, 2]));
+/// tx.flush(); // publish, as a section does after each step
 /// n.step(16);
+/// n.flush();
 /// assert_eq!(erx.pop(), Some(Packet::Data(1)));
 /// assert_eq!(erx.pop(), Some(Packet::Data(2)));
 /// assert_eq!(erx.pop(), Some(Packet::End(0)));
@@ -53,6 +55,29 @@ where
     }
 }
 
+/// Send up to `run` elements of `it` (and a tick each); every output has
+/// room for `run`. Returns how many were sent and whether `it` may have more.
+#[inline(always)]
+fn emit_run<I: Iterator>(it: &mut I, elements: &mut Out<I::Item>, ticks: &mut Out<()>, run: usize) -> (usize, bool) {
+    if let (Some(mut e), Some(mut t)) = (elements.cursor(), ticks.cursor()) {
+        for sent in 0..run {
+            let Some(x) = it.next() else { return (sent, false) };
+            // SAFETY: both outputs have room for `run` packets.
+            unsafe {
+                e.send(x);
+                t.send(());
+            }
+        }
+        return (run, true);
+    }
+    for sent in 0..run {
+        let Some(x) = it.next() else { return (sent, false) };
+        elements.send(x);
+        ticks.send(());
+    }
+    (run, true)
+}
+
 impl<C> Node for SMap<C>
 where
     C: IntoIterator + Send,
@@ -63,13 +88,16 @@ where
         let mut done = 0;
         while done < budget && self.room() {
             match &mut self.state {
-                Iterating::Running(it) => match it.next() {
-                    Some(x) => {
-                        self.elements.send(x);
-                        self.ticks.send(());
+                Iterating::Running(it) => {
+                    let run = self.elements.room().min(self.ticks.room()).min(budget - done);
+                    let (sent, more) = emit_run(it, &mut self.elements, &mut self.ticks, run);
+                    done += sent;
+                    if !more {
+                        self.state = Iterating::Exhausted;
+                        done += 1; // the exhausted `next()` counts as work
                     }
-                    None => self.state = Iterating::Exhausted,
-                },
+                    continue;
+                }
                 Iterating::Exhausted => {
                     self.elements.send_end(self.level);
                     self.ticks.send_end(self.level);

@@ -14,7 +14,9 @@ use crate::port::{In, Out};
 /// let (tx, mut rx) = channel::<&str>(1, None, None);
 /// let mut s = Source::new("arg", Out::new(vec![tx]));
 /// assert_eq!(s.step(1), Step::Done);
+/// drop(s); // a section drops a finished node, which publishes and closes its arcs
 /// assert!(rx.pop().is_some());
+/// assert!(rx.is_closed());
 /// ```
 pub struct Source<T> {
     value: Option<T>,

@@ -29,7 +29,7 @@ use crate::deploy::Plan;
 ///     wall: Duration::from_millis(10),
 ///     nodes: vec![NodeStats {
 ///         name: "demo/f#0", kind: "call", section: 0,
-///         firings: 3, steps: 2, busy: Duration::from_millis(5),
+///         firings: 3, steps: 2, busy: Duration::from_millis(5), fused_into: None,
 ///     }],
 ///     plan: Plan { section_of: vec![0], sections: 1, batch_size: 256,
 ///                  local_capacity: 272, cross_capacity: 1024 },
@@ -75,8 +75,13 @@ pub struct NodeStats {
     pub firings: u64,
     /// Times the section stepped it, including steps that found no work.
     pub steps: u64,
-    /// Time spent in steps that made progress.
+    /// Time spent in steps that made progress. For an operator fused into
+    /// another one's (see `fused_into`) this is zero: the time is counted on
+    /// the first operator of the fused piece.
     pub busy: Duration,
+    /// `Some(name)` if this call ran fused into the operator `name` (a chain
+    /// of calls in one section runs as one operator, see `node/chain.rs`).
+    pub fused_into: Option<&'static str>,
 }
 
 impl RunReport {

@@ -21,7 +21,9 @@ impl fmt::Display for RunReport {
         // Busiest first; ties by name so the table is deterministic.
         rows.sort_by(|a, b| b.busy.cmp(&a.busy).then(a.name.cmp(b.name)));
         let name_w = rows.iter().map(|r| r.name.len()).chain(["node".len()]).max().unwrap_or(4);
-        let kind_w = rows.iter().map(|r| r.kind.len()).chain(["kind".len()]).max().unwrap_or(4);
+        // Fused calls show `fused`: their time is on the piece's first operator.
+        let kind = |r: &super::NodeStats| if r.fused_into.is_some() { "fused" } else { r.kind };
+        let kind_w = rows.iter().map(|r| kind(r).len()).chain(["kind".len()]).max().unwrap_or(4);
         writeln!(
             f,
             "{:<name_w$}  {:<kind_w$}  {:>7}  {:>12}  {:>10}  {:>6}",
@@ -34,7 +36,12 @@ impl fmt::Display for RunReport {
             writeln!(
                 f,
                 "{:<name_w$}  {:<kind_w$}  {:>7}  {:>12}  {:>10.3}  {:>6.1}",
-                r.name, r.kind, r.section, r.firings, busy_ms, pct
+                r.name,
+                kind(r),
+                r.section,
+                r.firings,
+                busy_ms,
+                pct
             )?;
         }
         Ok(())
@@ -49,7 +56,15 @@ mod tests {
     use crate::report::{NodeStats, RunReport};
 
     fn stats(name: &'static str, busy_ms: u64) -> NodeStats {
-        NodeStats { name, kind: "call", section: 0, firings: 1, steps: 1, busy: Duration::from_millis(busy_ms) }
+        NodeStats {
+            name,
+            kind: "call",
+            section: 0,
+            firings: 1,
+            steps: 1,
+            busy: Duration::from_millis(busy_ms),
+            fused_into: None,
+        }
     }
 
     #[test]

@@ -1,0 +1,325 @@
+//! `chain`: consecutive stateless calls fused into one operator per section.
+//!
+//! A *chain* is a run of `call` operators in which each one has a single data
+//! input, no sticky input and a single output consumed only by the next one
+//! (`let b = f(a); let c = g(b); ...`). The compiler builds such a run as a
+//! typed list of [`Link`]s instead of separate [`Call`](super::call::Call)
+//! operators; at run time [`crate::exec::Builder::chain`] cuts the list
+//! wherever the deployment puts two neighbours in different sections, and
+//! every piece runs as one operator ([`Segment`]). Inside a piece a value goes
+//! from one function straight into the next (registers, no ring), which is
+//! the design's "an arc inside a section is a function call".
+//!
+//! Semantics are those of the separate operators: each link fires once per
+//! activation in activation order and forwards markers. A panic in a link is
+//! reported with that link's name (see [`blame`]). Firings are the same for
+//! every link of a piece; the run report lists the other links as fused into
+//! the first.
+
+use std::cell::Cell;
+
+use super::{Node, Step};
+use crate::exec::Builder;
+use crate::packet::{Level, Packet};
+use crate::port::{In, Out};
+
+/// One fused call: its own input and output ports (used when it starts or
+/// ends a piece), its function, and the next link when fused with it.
+///
+/// `f` has the signature of a [`Call`](super::call::Call) closure with one
+/// data input, no sticky input and one output.
+///
+/// # Example
+///
+/// Two links that the deployment keeps in one section run as one operator:
+///
+/// ```
+/// use ohua_runtime::exec::{execute, ResultSlot};
+/// use ohua_runtime::graph::{ArcInfo, GraphInfo, NodeInfo};
+/// use ohua_runtime::node::chain::Link;
+/// use ohua_runtime::node::source::{Sink, Source};
+/// use ohua_runtime::port::{In, Out};
+///
+/// static G: GraphInfo = GraphInfo {
+///     algorithm: "inc2",
+///     nodes: &[
+///         NodeInfo { name: "inc2/x#arg", kind: "source", depth: 0, label: "x" },
+///         NodeInfo { name: "inc2/inc#1", kind: "call", depth: 0, label: "inc" },
+///         NodeInfo { name: "inc2/inc#2", kind: "call", depth: 0, label: "inc" },
+///         NodeInfo { name: "inc2/result", kind: "sink", depth: 0, label: "" },
+///     ],
+///     arcs: &[
+///         ArcInfo { from: 0, from_port: 0, to: 1, to_port: 0, feedback: false },
+///         ArcInfo { from: 1, from_port: 0, to: 2, to_port: 0, feedback: false },
+///         ArcInfo { from: 2, from_port: 0, to: 3, to_port: 0, feedback: false },
+///     ],
+/// };
+/// let v = execute(&G, |b| {
+///     let (s0, r0) = b.arc(0);
+///     let (s1, r1) = b.arc(1);
+///     let (s2, r2) = b.arc(2);
+///     let slot: ResultSlot<u32> = b.result_slot();
+///     b.node(0, Source::new(40u32, Out::new(vec![s0])));
+///     let first = Link::new(1, In::new(r0), Out::new(vec![s1]), |(x,): (u32,), ()| ((), (x + 1,)));
+///     let second = Link::new(2, In::new(r1), Out::new(vec![s2]), |(x,): (u32,), ()| ((), (x + 1,)));
+///     b.chain(first.then(second));
+///     b.node(3, Sink::new(In::new(r2), slot.clone()));
+///     slot
+/// });
+/// assert_eq!(v, 42);
+/// ```
+pub struct Link<A, B, F, N> {
+    id: usize,
+    input: In<A>,
+    f: F,
+    out: Out<B>,
+    next: Option<N>,
+}
+
+/// The end of a chain: a link with no successor has `next: None` of this type.
+pub struct Last;
+
+impl<A, B, F> Link<A, B, F, Last>
+where
+    F: FnMut((A,), ()) -> ((), (B,)) + Send,
+{
+    /// The link for node `id`, reading `input` and writing `out` when it
+    /// starts or ends a piece.
+    pub fn new(id: usize, input: In<A>, out: Out<B>, f: F) -> Self {
+        Link { id, input, f, out, next: None }
+    }
+}
+
+impl<A, B, F> Link<A, B, F, Last> {
+    /// Append `next` (the consumer of this link's output) to the chain.
+    pub fn then<N>(self, next: N) -> Link<A, B, F, N> {
+        Link { id: self.id, input: self.input, f: self.f, out: self.out, next: Some(next) }
+    }
+}
+
+thread_local! {
+    static BLAMED: Cell<Option<usize>> = const { Cell::new(None) };
+}
+
+/// Marks `id` as the operator that panicked if `f` unwinds.
+struct Blame(usize);
+
+impl Drop for Blame {
+    fn drop(&mut self) {
+        // Only reached while unwinding: the normal path forgets the guard.
+        BLAMED.with(|b| b.set(Some(self.0)));
+    }
+}
+
+/// Run `f` on behalf of node `id`: if it panics, [`take_blamed`] returns `id`,
+/// so a panic inside a fused piece names the link, not the piece.
+#[inline(always)]
+pub(crate) fn blame<R>(id: usize, f: impl FnOnce() -> R) -> R {
+    let guard = Blame(id);
+    let r = f();
+    std::mem::forget(guard);
+    r
+}
+
+/// The node a panic caught on this thread came from, if a link recorded it.
+pub(crate) fn take_blamed() -> Option<usize> {
+    BLAMED.with(Cell::take)
+}
+
+/// A link as its predecessor sees it: something that takes values of type `A`.
+pub trait Stage<A>: Send {
+    /// The node id of this link.
+    fn id(&self) -> usize;
+    /// Fire with `x` and pass the result on.
+    fn accept(&mut self, x: A);
+    /// Forward an end-of-activation marker.
+    fn accept_end(&mut self, level: Level);
+    /// Values the end of this piece can take now.
+    fn room(&mut self) -> usize;
+    /// Publish and wake, for every port of the piece.
+    fn flush(&mut self);
+    /// Node ids from this link to the end of its piece.
+    fn fused_ids(&self, ids: &mut Vec<usize>);
+    /// Detach every following link that runs in another section than its
+    /// predecessor and install it (and its piece) through `builder`.
+    fn split<'a>(&mut self, builder: &mut Builder<'a>)
+    where
+        Self: 'a;
+    /// Install the piece starting at this link (and, split off, the rest of
+    /// the chain) as operators.
+    fn install<'a>(self, builder: &mut Builder<'a>)
+    where
+        Self: Sized + 'a;
+}
+
+impl<A: Send> Stage<A> for Last {
+    fn id(&self) -> usize {
+        unreachable!("`Last` is never a link")
+    }
+    fn accept(&mut self, _: A) {}
+    fn accept_end(&mut self, _: Level) {}
+    fn room(&mut self) -> usize {
+        usize::MAX
+    }
+    fn flush(&mut self) {}
+    fn fused_ids(&self, _: &mut Vec<usize>) {}
+    fn split<'a>(&mut self, _: &mut Builder<'a>)
+    where
+        Self: 'a,
+    {
+    }
+    fn install<'a>(self, _: &mut Builder<'a>)
+    where
+        Self: 'a,
+    {
+    }
+}
+
+/// Fire link `id` on `x` and hand the result to the next link or the output.
+#[inline(always)]
+fn fire<A, B, F, N>(id: usize, f: &mut F, out: &mut Out<B>, next: &mut Option<N>, x: A)
+where
+    F: FnMut((A,), ()) -> ((), (B,)),
+    N: Stage<B>,
+{
+    let ((), (y,)) = blame(id, || f((x,), ()));
+    match next {
+        Some(n) => n.accept(y),
+        None => out.send(y),
+    }
+}
+
+impl<A, B, F, N> Stage<A> for Link<A, B, F, N>
+where
+    A: Send,
+    B: Send,
+    F: FnMut((A,), ()) -> ((), (B,)) + Send,
+    N: Stage<B>,
+{
+    fn id(&self) -> usize {
+        self.id
+    }
+
+    #[inline(always)]
+    fn accept(&mut self, x: A) {
+        fire(self.id, &mut self.f, &mut self.out, &mut self.next, x);
+    }
+
+    #[inline]
+    fn accept_end(&mut self, level: Level) {
+        match &mut self.next {
+            Some(n) => n.accept_end(level),
+            None => self.out.send_end(level),
+        }
+    }
+
+    #[inline]
+    fn room(&mut self) -> usize {
+        match &mut self.next {
+            Some(n) => n.room(),
+            None => self.out.room(),
+        }
+    }
+
+    fn flush(&mut self) {
+        self.input.flush();
+        self.out.flush();
+        if let Some(n) = &mut self.next {
+            n.flush();
+        }
+    }
+
+    fn fused_ids(&self, ids: &mut Vec<usize>) {
+        ids.push(self.id);
+        if let Some(n) = &self.next {
+            n.fused_ids(ids);
+        }
+    }
+
+    fn split<'a>(&mut self, builder: &mut Builder<'a>)
+    where
+        Self: 'a,
+    {
+        let Some(next) = &mut self.next else { return };
+        if builder.plan().section_of[next.id()] == builder.plan().section_of[self.id] {
+            next.split(builder);
+        } else if let Some(next) = self.next.take() {
+            next.install(builder);
+        }
+    }
+
+    fn install<'a>(mut self, builder: &mut Builder<'a>)
+    where
+        Self: 'a,
+    {
+        self.split(builder);
+        let mut ids = Vec::new();
+        self.fused_ids(&mut ids);
+        builder.install_piece(&ids, Segment::new(self));
+    }
+}
+
+/// One piece of a chain, run as a single operator: pops from the first
+/// link's input, runs every link of the piece per value, sends from the last.
+pub struct Segment<L>(L);
+
+impl<L> Segment<L> {
+    /// The operator for the piece that starts at `first` (already split).
+    pub(crate) fn new(first: L) -> Self {
+        Segment(first)
+    }
+}
+
+impl<A, B, F, N> Node for Segment<Link<A, B, F, N>>
+where
+    A: Send,
+    B: Send,
+    F: FnMut((A,), ()) -> ((), (B,)) + Send,
+    N: Stage<B>,
+{
+    fn step(&mut self, budget: usize) -> Step {
+        let mut done = 0;
+        while done < budget {
+            let link = &mut self.0;
+            let run = link.input.available().min(link.room()).min(budget - done);
+            if run == 0 {
+                if done == 0 && link.input.is_closed() {
+                    return Step::Done;
+                }
+                break;
+            }
+            let Link { id, input, f, out, next } = link;
+            let mut cursor = input.cursor();
+            for _ in 0..run {
+                // SAFETY: `run` is at most the packets the input holds, and
+                // each iteration pops one.
+                match unsafe { cursor.peek() } {
+                    Packet::Data(_) => {
+                        let Packet::Data(x) = (unsafe { cursor.pop() }) else { unreachable!() };
+                        fire(*id, f, out, next, x);
+                    }
+                    Packet::End(level) => {
+                        let level = *level;
+                        unsafe { cursor.pop() };
+                        match next {
+                            Some(n) => n.accept_end(level),
+                            None => out.send_end(level),
+                        }
+                    }
+                }
+            }
+            done += run;
+        }
+        Step::after(done)
+    }
+
+    fn flush(&mut self) {
+        Stage::flush(&mut self.0);
+    }
+
+    fn describe(&self) -> String {
+        let mut ids = Vec::new();
+        self.0.fused_ids(&mut ids);
+        format!("in [{}] fused nodes {ids:?}", self.0.input.describe())
+    }
+}
