@@ -60,10 +60,13 @@ impl Counters {
             // Unknown cost: one firing measures it.
             return 1;
         }
-        let per_firing = (self.busy.as_nanos() / u128::from(self.firings)).max(1);
-        if per_firing < COARSE_FIRING_NS {
+        // Runs once per step: decide "fine-grained" with a multiplication;
+        // only coarse operators pay for the division.
+        let busy = self.busy.as_nanos();
+        if busy < COARSE_FIRING_NS * u128::from(self.firings) {
             return batch;
         }
+        let per_firing = (busy / u128::from(self.firings)).max(1);
         usize::try_from(STEP_SLICE_NS / per_firing).unwrap_or(usize::MAX).clamp(1, batch)
     }
 }
@@ -134,8 +137,12 @@ impl<'a> Section<'a> {
     /// Step every live operator once; whether any made progress.
     fn pass(&mut self, shared: &RunShared, graph: &GraphInfo, live: &mut usize) -> bool {
         let mut progressed = false;
-        // One clock read per step: the end of one step starts the next.
-        let mut start = Instant::now();
+        // One clock read per step: the end of one step starts the next. The
+        // busy-time clock is `quanta`'s (the TSC, a few ns) rather than
+        // `Instant::now` (clock_gettime, 20-30 ns on the project's VMs): with
+        // small batches a step is only a few firings, and the clock was a
+        // large part of a cross-section hop (BENCHMARKS.md, `hop`).
+        let mut start = quanta::Instant::now();
         for task in &mut self.tasks {
             let Some(node) = task.node.as_mut() else { continue };
             task.counters.steps += 1;
@@ -149,13 +156,13 @@ impl<'a> Section<'a> {
                 // Progress(0) did nothing; counting it as progress could
                 // spin forever instead of parking.
                 Ok(Step::Progress(n)) if n > 0 => {
-                    let now = Instant::now();
+                    let now = quanta::Instant::now();
                     task.counters.firings += n as u64;
                     task.counters.busy += now - start;
                     start = now;
                     progressed = true;
                 }
-                Ok(Step::Progress(_) | Step::Blocked) => start = Instant::now(),
+                Ok(Step::Progress(_) | Step::Blocked) => start = quanta::Instant::now(),
                 Ok(Step::Done) => {
                     // Dropping closes the node's arcs and wakes the
                     // sections on their other ends.
