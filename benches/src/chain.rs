@@ -11,7 +11,7 @@ use crossbeam_channel::bounded;
 use ohua::{algorithm, Deployment, SectionRule, SectionStrategy};
 use timely::dataflow::operators::{Inspect, Map, ToStream};
 
-use crate::common::{header, median, row, stage};
+use crate::common::{header, interleaved, row, stage, Variant};
 
 const ITEMS: u64 = 1_000_000;
 const STAGES: usize = 20;
@@ -151,39 +151,26 @@ pub fn run() {
     println!("2-section deployment: {}", split.sections);
     println!("  {:<44} {:>14}", "variant", "ns/item-stage");
 
-    let (t_fused, r) = median(|| xs.clone(), fused);
-    assert_eq!(r, expected);
-    row("fused single-thread loop", format!("{:.3}", per(t_fused)), String::new());
-
-    let (t_hand, r) = median(|| xs.clone(), hand_written);
-    assert_eq!(r, expected);
-    row("hand-written 2-thread crossbeam (batch 1024)", format!("{:.3}", per(t_hand)), String::new());
-
-    let (t_timely, r) = median(|| xs.clone(), timely_1);
-    assert_eq!(r, expected);
-    row("timely 0.12, 1 worker", format!("{:.3}", per(t_timely)), String::new());
-
-    let (t_seq, r) = median(|| xs.clone(), |v| ohua::sequential(|| chain20(v)));
-    assert_eq!(r, expected);
-    row("ohua::sequential (same body, plain Rust)", format!("{:.3}", per(t_seq)), String::new());
-
     let default = Deployment::default();
-    let (t_def, r) = median(|| xs.clone(), chain20);
-    assert_eq!(r, expected);
-    row(
-        &format!("ohua default ({} workers, {})", default.workers, default.sections),
-        format!("{:.3}", per(t_def)),
-        String::new(),
-    );
-
     let single = Deployment { workers: 1, sections: SectionStrategy::Single, ..Deployment::default() };
-    let (t_one, r) = median(|| xs.clone(), |v| ohua::with_deployment(single.clone(), || chain20(v)));
-    assert_eq!(r, expected);
-    row("ohua 1 section (every arc in-section)", format!("{:.3}", per(t_one)), String::new());
-
-    let (t_two, r) = median(|| xs.clone(), |v| ohua::with_deployment(split.clone(), || chain20(v)));
-    assert_eq!(r, expected);
-    row("ohua 2-section (input + stages 1-10 | rest)", format!("{:.3}", per(t_two)), String::new());
+    let default_label = format!("ohua default ({} workers, {})", default.workers, default.sections);
+    let mut variants: Vec<Variant<'_, Vec<u64>, Vec<u64>>> = vec![
+        ("fused single-thread loop", Box::new(fused)),
+        ("hand-written 2-thread crossbeam (batch 1024)", Box::new(hand_written)),
+        ("timely 0.12, 1 worker", Box::new(timely_1)),
+        ("ohua::sequential (same body, plain Rust)", Box::new(|v| ohua::sequential(|| chain20(v)))),
+        (&default_label, Box::new(chain20)),
+        ("ohua 1 section (every arc in-section)", Box::new(|v| ohua::with_deployment(single.clone(), || chain20(v)))),
+        (
+            "ohua 2-section (input + stages 1-10 | rest)",
+            Box::new(|v| ohua::with_deployment(split.clone(), || chain20(v))),
+        ),
+    ];
+    let times = interleaved(|| xs.clone(), &mut variants, |label, r| assert_eq!(r, &expected, "{label}: wrong result"));
+    for ((label, _), t) in variants.iter().zip(&times) {
+        row(label, format!("{:.3}", per(*t)), String::new());
+    }
+    let [t_fused, t_hand, t_timely, t_seq, t_def, t_one, t_two] = times[..] else { unreachable!("seven variants") };
 
     let ratio = |a: std::time::Duration, b: std::time::Duration| a.as_secs_f64() / b.as_secs_f64();
     println!("ratios (lower is better for Ohua):");

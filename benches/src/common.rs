@@ -6,6 +6,9 @@ use std::time::{Duration, Instant};
 /// Runs per variant; the median is reported.
 pub const RUNS: usize = 5;
 
+/// Rounds of [`interleaved`]: every variant runs once per round.
+pub const ROUNDS: usize = 7;
+
 /// The trivial stage of the chain and hop benchmarks. Not inlined, and its
 /// argument goes through `black_box`, so every implementation performs the
 /// same real calls.
@@ -44,7 +47,7 @@ pub fn header(name: &str, what: &str) {
         "commit  : {}",
         command_output("git", &["rev-parse", "--short", "HEAD"]).unwrap_or_else(|| "unknown".into())
     );
-    println!("runs    : median of {RUNS}");
+    println!("runs    : median of {RUNS} ({ROUNDS} interleaved rounds where a benchmark compares ratios)");
 }
 
 /// Build a fresh input with `make_input` (not timed), time `f` on it, `RUNS`
@@ -66,4 +69,37 @@ pub fn median<I, R>(mut make_input: impl FnMut() -> I, mut f: impl FnMut(I) -> R
 /// Print a table row.
 pub fn row(label: &str, value: String, note: String) {
     println!("  {label:<44} {value:>14}  {note}");
+}
+
+/// A benchmark variant: a label and the function it times.
+pub type Variant<'a, I, R> = (&'a str, Box<dyn FnMut(I) -> R + 'a>);
+
+/// Time every variant `ROUNDS` times, round-robin: each round runs every
+/// variant once, each on a fresh input from `make_input` (not timed). A slow
+/// phase of a noisy VM then hits all variants alike instead of whichever
+/// variant happened to be running, which keeps the *ratios* honest. Every
+/// result is passed to `check` (which panics on a wrong answer). Returns each
+/// variant's median, in the order given.
+pub fn interleaved<I, R>(
+    mut make_input: impl FnMut() -> I,
+    variants: &mut [Variant<'_, I, R>],
+    check: impl Fn(&str, &R),
+) -> Vec<Duration> {
+    let mut times: Vec<Vec<Duration>> = vec![Vec::with_capacity(ROUNDS); variants.len()];
+    for _ in 0..ROUNDS {
+        for (k, (label, run)) in variants.iter_mut().enumerate() {
+            let input = make_input();
+            let t = Instant::now();
+            let r = run(input);
+            times[k].push(t.elapsed());
+            check(label, &r);
+        }
+    }
+    times
+        .into_iter()
+        .map(|mut t| {
+            t.sort();
+            t[ROUNDS / 2]
+        })
+        .collect()
 }

@@ -10,7 +10,7 @@ use std::time::Duration;
 use crossbeam_channel::bounded;
 use ohua::{algorithm, Deployment, SectionRule, SectionStrategy};
 
-use crate::common::{header, median, row, stage};
+use crate::common::{header, interleaved, row, stage, Variant};
 
 const ITEMS: u64 = 1_000_000;
 const CAPACITY: usize = 16;
@@ -58,18 +58,22 @@ pub fn run() {
     let ns = |d: Duration| format!("{:.1}", d.as_nanos() as f64 / ITEMS as f64);
     println!("  {:<44} {:>14}", "variant", "ns/message");
 
-    let (t_cb, r) = median(|| xs.clone(), crossbeam_single);
-    assert_eq!(r, expected);
-    row(&format!("crossbeam bounded({CAPACITY}), single items"), ns(t_cb), String::new());
-
-    let (t_two, r) = median(|| xs.clone(), |v| ohua::with_deployment(two.clone(), || hop2(v)));
-    assert_eq!(r, expected);
-    row("ohua 2 sections (input + stage | rest), batch 1", ns(t_two), "target <= 50 ns".into());
-
     let (_, reports) = ohua::profile(|| ohua::with_deployment(per_op.clone(), || hop2(vec![1, 2, 3])));
-    let (t_per, r) = median(|| xs.clone(), |v| ohua::with_deployment(per_op.clone(), || hop2(v)));
-    assert_eq!(r, expected);
-    row(&format!("ohua per-op ({} sections), batch 1", reports[0].sections), ns(t_per), "target <= 50 ns".into());
+    let cb_label = format!("crossbeam bounded({CAPACITY}), single items");
+    let per_label = format!("ohua per-op ({} sections), batch 1", reports[0].sections);
+    let mut variants: Vec<Variant<'_, Vec<u64>, Vec<u64>>> = vec![
+        (&cb_label, Box::new(crossbeam_single)),
+        (
+            "ohua 2 sections (input + stage | rest), batch 1",
+            Box::new(|v| ohua::with_deployment(two.clone(), || hop2(v))),
+        ),
+        (&per_label, Box::new(|v| ohua::with_deployment(per_op.clone(), || hop2(v)))),
+    ];
+    let times = interleaved(|| xs.clone(), &mut variants, |label, r| assert_eq!(r, &expected, "{label}: wrong result"));
+    for (k, ((label, _), t)) in variants.iter().zip(&times).enumerate() {
+        row(label, ns(*t), if k > 0 { "target <= 50 ns".into() } else { String::new() });
+    }
+    let [t_cb, t_two, _] = times[..] else { unreachable!("three variants") };
 
     row("ohua 2 sections / crossbeam", format!("{:.2}x", t_two.as_secs_f64() / t_cb.as_secs_f64()), String::new());
     println!();
