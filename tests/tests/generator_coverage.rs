@@ -1,0 +1,38 @@
+//! The generated-programs suite must keep exercising what it is there to
+//! check. Fused chains (`node/chain.rs`) exist only where the compiler finds
+//! runs of one-input stateless calls; if the grammar stopped producing them,
+//! the generated programs would no longer test fusion against sequential
+//! execution, and nothing else would notice.
+
+use syn::visit::Visit;
+
+/// Every `fn` item in a file, however deeply nested in modules.
+#[derive(Default)]
+struct Fns(Vec<syn::ItemFn>);
+
+impl<'ast> Visit<'ast> for Fns {
+    fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
+        self.0.push(f.clone());
+    }
+}
+
+#[test]
+fn generated_programs_contain_fused_chains() {
+    let programs = 100;
+    let mut with_chain = 0;
+    for index in 0..programs {
+        let file: syn::File =
+            syn::parse_str(&ohua_conformance::gen::program(1, index)).expect("generated source parses");
+        let mut fns = Fns::default();
+        fns.visit_file(&file);
+        let alg = fns.0.iter().find(|f| f.sig.ident == "alg").expect("every program has `alg`");
+        let siblings: Vec<syn::ItemFn> = fns.0.iter().filter(|f| f.sig.ident == "helper").cloned().collect();
+        let compiled = ohua_compiler::compile(alg, &siblings).expect("generated programs compile");
+        if compiled.stage("code").expect("code stage").contains("Link::new") {
+            with_chain += 1;
+        }
+    }
+    // Measured at the time of writing: see tests/README.md.
+    assert!(with_chain * 4 >= programs, "only {with_chain} of {programs} generated programs have a fused chain");
+    println!("{with_chain} of {programs} generated programs have a fused chain");
+}
