@@ -17,6 +17,7 @@ mod section;
 mod shared;
 mod slot;
 mod threads;
+mod timing;
 
 pub use builder::Builder;
 pub use observe::{OHUA_DOT, OHUA_REPORT};

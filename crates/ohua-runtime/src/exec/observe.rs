@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use super::section::Counters;
+use super::timing::StepClock;
 use crate::context::{self, Options};
 use crate::deploy::Plan;
 use crate::graph::GraphInfo;
@@ -42,7 +43,7 @@ pub(crate) fn make_report(
         let s = &mut nodes[id];
         s.firings = c.firings;
         s.steps = c.steps;
-        s.busy = c.busy;
+        s.busy = c.busy(StepClock::get());
     }
     // A fused link fires exactly when the first link of its piece does; the
     // piece's time is all reported on that first link.

@@ -6,18 +6,12 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::{Duration, Instant};
 
 use super::shared::{panic_message, Failure, RunShared};
+pub(crate) use super::timing::Counters;
+use super::timing::StepClock;
 use crate::graph::GraphInfo;
 use crate::node::{Node, Step};
 use crate::report::SectionStats;
 use crate::sync::{Arc, Backoff, Parker, SleepFlag};
-
-/// Measurements of one operator, kept by its section (no sharing needed).
-#[derive(Debug, Default, Clone, Copy)]
-pub(crate) struct Counters {
-    pub(crate) firings: u64,
-    pub(crate) steps: u64,
-    pub(crate) busy: Duration,
-}
 
 /// An operator and its counters; `node` is `None` once it is done.
 struct Task<'a> {
@@ -41,35 +35,6 @@ pub(crate) struct Section<'a> {
 /// these VMs; a peer that produces again within this window is picked up
 /// without one.
 const SPIN_WINDOW: Duration = Duration::from_micros(50);
-
-/// Target length of one step of a *coarse* operator: its firing budget is
-/// this slice divided by its measured cost per firing (at least 1). An
-/// operator whose firing takes half a millisecond thus hands each result on at
-/// once instead of holding a batch of them back from the next section.
-const STEP_SLICE_NS: u128 = 100_000;
-
-/// Operators cheaper than this per firing always get the full `batch_size`:
-/// for them, shorter steps only mean more hand-offs of neighbouring ring slots
-/// between cores (measured: `word_freq` 0.85x -> 0.73x with 100 us steps).
-const COARSE_FIRING_NS: u128 = 10_000;
-
-impl Counters {
-    /// Firings the next step may do.
-    fn budget(&self, batch: usize) -> usize {
-        if self.firings == 0 {
-            // Unknown cost: one firing measures it.
-            return 1;
-        }
-        // Runs once per step: decide "fine-grained" with a multiplication;
-        // only coarse operators pay for the division.
-        let busy = self.busy.as_nanos();
-        if busy < COARSE_FIRING_NS * u128::from(self.firings) {
-            return batch;
-        }
-        let per_firing = (busy / u128::from(self.firings)).max(1);
-        usize::try_from(STEP_SLICE_NS / per_firing).unwrap_or(usize::MAX).clamp(1, batch)
-    }
-}
 
 impl<'a> Section<'a> {
     /// An empty section stepping operators with `batch` firings per step and
@@ -137,16 +102,14 @@ impl<'a> Section<'a> {
     /// Step every live operator once; whether any made progress.
     fn pass(&mut self, shared: &RunShared, graph: &GraphInfo, live: &mut usize) -> bool {
         let mut progressed = false;
-        // One clock read per step: the end of one step starts the next. The
-        // busy-time clock is `quanta`'s (the TSC, a few ns) rather than
-        // `Instant::now` (clock_gettime, 20-30 ns on the project's VMs): with
-        // small batches a step is only a few firings, and the clock was a
-        // large part of a cross-section hop (BENCHMARKS.md, `hop`).
-        let mut start = quanta::Instant::now();
+        // Steps are timed by sampling (`timing.rs`): with small batches a
+        // step is a few nanoseconds and a clock read is 14-20 ns.
+        let clock = StepClock::get();
         for task in &mut self.tasks {
             let Some(node) = task.node.as_mut() else { continue };
             task.counters.steps += 1;
-            let budget = task.counters.budget(self.batch);
+            let budget = task.counters.budget(self.batch, clock);
+            let start = task.counters.wants_timing().then(|| clock.now());
             let outcome = catch_unwind(AssertUnwindSafe(|| {
                 let step = node.step(budget);
                 node.flush();
@@ -156,13 +119,13 @@ impl<'a> Section<'a> {
                 // Progress(0) did nothing; counting it as progress could
                 // spin forever instead of parking.
                 Ok(Step::Progress(n)) if n > 0 => {
-                    let now = quanta::Instant::now();
-                    task.counters.firings += n as u64;
-                    task.counters.busy += now - start;
-                    start = now;
+                    match start {
+                        Some(start) => task.counters.record_timed(n as u64, clock.now().saturating_sub(start), clock),
+                        None => task.counters.record_untimed(n as u64),
+                    }
                     progressed = true;
                 }
-                Ok(Step::Progress(_) | Step::Blocked) => start = quanta::Instant::now(),
+                Ok(Step::Progress(_) | Step::Blocked) => {}
                 Ok(Step::Done) => {
                     // Dropping closes the node's arcs and wakes the
                     // sections on their other ends.

@@ -75,7 +75,9 @@ pub struct NodeStats {
     pub firings: u64,
     /// Times the section stepped it, including steps that found no work.
     pub steps: u64,
-    /// Time spent in steps that made progress. For an operator fused into
+    /// Time spent in steps that made progress, estimated from sampled steps
+    /// (one in 16 productive steps of a fast operator, every step of one that
+    /// takes 10 µs or more per firing; see `exec/timing.rs`). For an operator fused into
     /// another one's (see `fused_into`) this is zero: the time is counted on
     /// the first operator of the fused piece.
     pub busy: Duration,

@@ -1,0 +1,183 @@
+//! Per-operator counters, sampled step timing and the step budget.
+//!
+//! Why sampled: a clock read costs 14-20 ns on the project's VMs (`rdtsc`,
+//! plus `quanta`'s per-call mock check for `quanta::Instant::now`), and with
+//! small batches a step is one firing of a few nanoseconds. Timing every step
+//! of every operator cost a cross-section hop four clock reads per message
+//! (BENCHMARKS.md, `hop`). So an operator times one in [`SAMPLE_EVERY`] of its
+//! productive steps with the raw TSC, and its busy time is estimated from
+//! them. Coarse operators (10 µs or more per firing) time every step: their
+//! step budgets depend on it, and there a clock read is lost in the noise.
+
+use std::sync::OnceLock;
+use std::time::Duration;
+
+/// A fine-grained operator times one in this many of its productive steps.
+const SAMPLE_EVERY: u32 = 16;
+
+/// Target length of one step of a *coarse* operator: its firing budget is
+/// this slice divided by its measured cost per firing (at least 1). An
+/// operator whose firing takes half a millisecond thus hands each result on at
+/// once instead of holding a batch of them back from the next section.
+const STEP_SLICE: Duration = Duration::from_micros(100);
+
+/// Operators cheaper than this per firing always get the full `batch_size`:
+/// for them, shorter steps only mean more hand-offs of neighbouring ring slots
+/// between cores (measured: `word_freq` 0.85x -> 0.73x with 100 us steps).
+const COARSE_FIRING: Duration = Duration::from_micros(10);
+
+/// The raw clock and the step-budget thresholds in its ticks.
+pub(crate) struct StepClock {
+    clock: quanta::Clock,
+    coarse_ticks: u64,
+    slice_ticks: u64,
+}
+
+impl StepClock {
+    /// The process-wide clock (calibrated once, on first use).
+    pub(crate) fn get() -> &'static StepClock {
+        static CLOCK: OnceLock<StepClock> = OnceLock::new();
+        CLOCK.get_or_init(|| {
+            let clock = quanta::Clock::new();
+            let coarse_ticks = ticks_for(&clock, COARSE_FIRING);
+            let slice_ticks = ticks_for(&clock, STEP_SLICE);
+            StepClock { clock, coarse_ticks, slice_ticks }
+        })
+    }
+
+    /// The current raw time (TSC ticks where available).
+    #[inline(always)]
+    pub(crate) fn now(&self) -> u64 {
+        self.clock.raw()
+    }
+}
+
+/// How many raw ticks make `d` (at least 1).
+fn ticks_for(clock: &quanta::Clock, d: Duration) -> u64 {
+    // `delta_as_nanos` scales ticks to nanoseconds; scale a large count once.
+    const PROBE: u64 = 1 << 32;
+    let ns_per_probe = clock.delta_as_nanos(0, PROBE).max(1);
+    u64::try_from(u128::from(PROBE) * d.as_nanos() / u128::from(ns_per_probe)).unwrap_or(u64::MAX).max(1)
+}
+
+/// Measurements of one operator, kept by its section (no sharing needed).
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct Counters {
+    /// Firings (work units) over all steps.
+    pub(crate) firings: u64,
+    /// Steps, productive or not.
+    pub(crate) steps: u64,
+    /// Firings of the timed steps.
+    timed_firings: u64,
+    /// Raw ticks of the timed steps.
+    timed_ticks: u64,
+    /// Productive steps since the last timed one.
+    untimed: u32,
+    /// At least [`COARSE_FIRING`] per firing, as last measured.
+    coarse: bool,
+}
+
+impl Counters {
+    /// Whether the next step should be timed.
+    #[inline(always)]
+    pub(crate) fn wants_timing(&self) -> bool {
+        self.coarse || self.timed_firings == 0 || self.untimed + 1 >= SAMPLE_EVERY
+    }
+
+    /// A productive step of `firings` that took `ticks`.
+    #[inline]
+    pub(crate) fn record_timed(&mut self, firings: u64, ticks: u64, clock: &StepClock) {
+        self.firings += firings;
+        self.timed_firings += firings;
+        self.timed_ticks = self.timed_ticks.saturating_add(ticks);
+        self.untimed = 0;
+        self.coarse = self.timed_ticks >= clock.coarse_ticks.saturating_mul(self.timed_firings);
+    }
+
+    /// A productive step of `firings` that was not timed.
+    #[inline(always)]
+    pub(crate) fn record_untimed(&mut self, firings: u64) {
+        self.firings += firings;
+        self.untimed += 1;
+    }
+
+    /// Firings the next step may do.
+    #[inline]
+    pub(crate) fn budget(&self, batch: usize, clock: &StepClock) -> usize {
+        if self.timed_firings == 0 {
+            // Unknown cost: one firing measures it.
+            return 1;
+        }
+        if !self.coarse {
+            return batch;
+        }
+        let per_firing = (self.timed_ticks / self.timed_firings).max(1);
+        usize::try_from(clock.slice_ticks / per_firing).unwrap_or(usize::MAX).clamp(1, batch)
+    }
+
+    /// Estimated busy time: the timed steps' cost per firing times all firings.
+    pub(crate) fn busy(&self, clock: &StepClock) -> Duration {
+        if self.timed_firings == 0 {
+            return Duration::ZERO;
+        }
+        let ticks = u128::from(self.timed_ticks) * u128::from(self.firings) / u128::from(self.timed_firings);
+        clock.clock.delta(0, u64::try_from(ticks).unwrap_or(u64::MAX))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn clock() -> &'static StepClock {
+        StepClock::get()
+    }
+
+    #[test]
+    fn an_unmeasured_operator_fires_once_and_is_timed() {
+        let c = Counters::default();
+        assert_eq!(c.budget(64, clock()), 1);
+        assert!(c.wants_timing());
+    }
+
+    #[test]
+    fn a_fine_operator_is_timed_once_per_sample_period_and_gets_the_full_batch() {
+        let mut c = Counters::default();
+        c.record_timed(1, 10, clock());
+        let mut timed = 0;
+        for _ in 0..(SAMPLE_EVERY * 4) {
+            if c.wants_timing() {
+                timed += 1;
+                c.record_timed(1, 10, clock());
+            } else {
+                c.record_untimed(1);
+            }
+        }
+        assert_eq!(timed, 4);
+        assert_eq!(c.budget(64, clock()), 64);
+        assert_eq!(c.firings, u64::from(SAMPLE_EVERY * 4) + 1);
+    }
+
+    #[test]
+    fn a_coarse_operator_is_timed_every_step_and_sliced() {
+        let clock = clock();
+        let mut c = Counters::default();
+        // Two firings of 50 µs each: a 100 µs slice holds two of them.
+        c.record_timed(2, 2 * ticks_for(&clock.clock, Duration::from_micros(50)), clock);
+        assert!(c.wants_timing());
+        assert_eq!(c.budget(64, clock), 2);
+    }
+
+    #[test]
+    fn busy_time_extrapolates_the_timed_steps_to_all_firings() {
+        let clock = clock();
+        let mut c = Counters::default();
+        c.record_timed(10, ticks_for(&clock.clock, Duration::from_micros(1)), clock);
+        for _ in 0..9 {
+            c.record_untimed(10);
+        }
+        let busy = c.busy(clock).as_nanos();
+        // 100 firings at 100 ns each, within the tick conversion's rounding.
+        assert!((9_900..=10_100).contains(&busy), "busy {busy} ns");
+    }
+}
