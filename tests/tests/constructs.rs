@@ -225,6 +225,31 @@ fn for_over_an_iterator_of_unknown_length() {
     check(|| unknown_length(10_000));
 }
 
+/// A parameter taken by reference may be iterated directly: the items
+/// borrow the caller's data, which outlives the run. (`for x in &local` is
+/// rejected with a message; see `compile_fail/for_over_borrowed_local.rs`.)
+#[algorithm]
+fn borrowed_parameter(xs: &[i64], words: &[String]) -> (Vec<i64>, usize) {
+    let mut out = Vec::new();
+    for x in xs {
+        out.push(double(*x));
+    }
+    let mut total = 0;
+    for w in words.iter() {
+        total = total + w.len();
+    }
+    (out, total)
+}
+
+#[test]
+fn for_over_a_parameter_taken_by_reference() {
+    let xs: Vec<i64> = (0..50).collect();
+    let words: Vec<String> = ["a", "bb", "ccc"].iter().map(|s| s.to_string()).collect();
+    let (out, total) = check(|| borrowed_parameter(&xs, &words));
+    assert_eq!(out.len(), 50);
+    assert_eq!(total, 6);
+}
+
 #[algorithm]
 fn while_loop(n: i64) -> (i64, i64, Vec<String>) {
     let mut i = 0;

@@ -49,10 +49,14 @@ fn closure(c: &CallNode) -> TokenStream {
     let temps: Vec<_> = (0..bound.len()).map(|k| format_ident!("__ohua_bound{}", k)).collect();
     let threaded = &c.returns[bound.len()..];
     let stmt = statement(&c.code, c);
+    // The returned tuple too: rustc reports a value that borrows from the
+    // operator's own inputs (`for x in xs.iter()`, E0515) at the return.
+    let ret_span = bound.first().map_or_else(proc_macro2::Span::call_site, syn::Ident::span);
+    let ret = quote::quote_spanned!(ret_span=> ((#(#sticky_idents,)*), (#(#temps,)* #(#threaded,)*)));
     quote! {
         move |(#(#data_pats,)*), (#(mut #sticky_idents,)*)| {
             let (#(#temps,)*) = { #stmt (#(#bound_spanned,)*) };
-            ((#(#sticky_idents,)*), (#(#temps,)* #(#threaded,)*))
+            #ret
         }
     }
 }

@@ -7,13 +7,14 @@ use super::ast::Expr;
 use super::branch::has_let;
 use super::pattern::binding_pattern;
 use super::syntax::unparen;
-use super::Frontend;
+use super::{messages, Frontend};
 use crate::error::{CompileError, Result};
 
 impl Frontend<'_> {
     pub(super) fn parse_for(&mut self, f: &syn::ExprForLoop) -> Result<Expr> {
         reject_label(&f.label)?;
         let pat = binding_pattern(&f.pat, "a `for` loop")?;
+        reject_borrowed_local(&f.expr)?;
         let iter = self.parse_expr(&f.expr, false)?;
         let body = self.in_scope(|this| {
             this.scope.bind_pattern(&pat);
@@ -86,6 +87,18 @@ impl Frontend<'_> {
         self.unit_return = unit_return;
         Ok(Some(Expr::MapCollect { iter: Box::new(iter), pat, body: Box::new(body?), collect_ty, span: m.span() }))
     }
+}
+
+/// Rejects a loop over `&name` / `&mut name` (see [`messages::borrowed_iteration`]).
+fn reject_borrowed_local(iter: &syn::Expr) -> Result<()> {
+    if let syn::Expr::Reference(r) = unparen(iter) {
+        if let syn::Expr::Path(p) = unparen(&r.expr) {
+            if let Some(name) = p.path.get_ident() {
+                return Err(messages::borrowed_iteration(name.span(), name, r.mutability.is_some()));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Whether a pattern is an identifier, tuple or `_` (what a map closure

@@ -64,3 +64,19 @@ pub(crate) fn nested_algorithm_call(span: Span, name: &syn::Ident) -> CompileErr
         ),
     )
 }
+
+/// `for x in &xs`: the loop's operators cannot
+/// borrow a value that the graph owns.
+pub(crate) fn borrowed_iteration(span: Span, name: &syn::Ident, mutable: bool) -> CompileError {
+    let amp = if mutable { "&mut " } else { "&" };
+    CompileError::unsupported(
+        span,
+        format!("iterating over `{amp}{name}`"),
+        format!(
+            "the loop runs in operators on other threads, which cannot borrow `{name}` from the \
+             algorithm; iterate over an owned collection instead: `for x in {name}.clone()` (use \
+             `&x` where a reference is needed), or pass `{name}` to the algorithm by reference \
+             (`{name}: &[T]`) and iterate over `{name}` itself"
+        ),
+    )
+}
