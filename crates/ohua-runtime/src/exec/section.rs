@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use super::shared::{panic_message, Failure, RunShared};
 pub(crate) use super::timing::Counters;
-use super::timing::StepClock;
+use super::timing::{Sampler, StepClock};
 use crate::graph::GraphInfo;
 use crate::node::{Node, Step};
 use crate::report::SectionStats;
@@ -28,6 +28,8 @@ pub(crate) struct Section<'a> {
     flag: Arc<SleepFlag>,
     batch: usize,
     stats: SectionStats,
+    /// Which steps to time (`timing.rs`).
+    sampler: Sampler,
 }
 
 /// How long a section keeps polling (spinning, then yielding) after its last
@@ -40,7 +42,15 @@ impl<'a> Section<'a> {
     /// An empty section stepping operators with `batch` firings per step and
     /// sleeping on `parker` (whose unparker the section's arcs hold).
     pub(crate) fn new(index: usize, parker: Parker, flag: Arc<SleepFlag>, batch: usize) -> Self {
-        Section { index, tasks: Vec::new(), parker, flag, batch, stats: SectionStats::default() }
+        Section {
+            index,
+            tasks: Vec::new(),
+            parker,
+            flag,
+            batch,
+            stats: SectionStats::default(),
+            sampler: Sampler::new(index),
+        }
     }
 
     /// Append node `id`; nodes run in the order they are added.
@@ -109,7 +119,7 @@ impl<'a> Section<'a> {
             let Some(node) = task.node.as_mut() else { continue };
             task.counters.steps += 1;
             let budget = task.counters.budget(self.batch, clock);
-            let start = task.counters.wants_timing().then(|| clock.now());
+            let start = task.counters.wants_timing(&mut self.sampler).then(|| clock.now());
             let outcome = catch_unwind(AssertUnwindSafe(|| {
                 let step = node.step(budget);
                 node.flush();

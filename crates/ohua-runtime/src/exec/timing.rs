@@ -4,16 +4,45 @@
 //! plus `quanta`'s per-call mock check for `quanta::Instant::now`), and with
 //! small batches a step is one firing of a few nanoseconds. Timing every step
 //! of every operator cost a cross-section hop four clock reads per message
-//! (BENCHMARKS.md, `hop`). So an operator times one in [`SAMPLE_EVERY`] of its
-//! productive steps with the raw TSC, and its busy time is estimated from
-//! them. Coarse operators (10 µs or more per firing) time every step: their
-//! step budgets depend on it, and there a clock read is lost in the noise.
+//! (BENCHMARKS.md, `hop`). So a step is timed with the raw TSC with
+//! probability 1/[`SAMPLE_EVERY`] (1/4 until an operator has a productive
+//! timed step), and busy time is estimated from the timed productive steps.
+//! Random rather than periodic sampling: an operator whose steps alternate
+//! between productive and blocked with some period would otherwise never, or
+//! always, be timed when productive. Coarse operators (10 µs or more per
+//! firing) time every step: their step budgets depend on it, and there a
+//! clock read is lost in the noise.
 
 use std::sync::OnceLock;
 use std::time::Duration;
 
-/// A fine-grained operator times one in this many of its productive steps.
+/// A fine-grained operator times one in this many of its steps (a power of two).
 const SAMPLE_EVERY: u32 = 16;
+
+/// Until its first productive timed step, an operator times one in this many.
+const SAMPLE_EVERY_UNMEASURED: u32 = 4;
+
+/// Which steps to time: a xorshift generator, one per section.
+pub(crate) struct Sampler(u32);
+
+impl Sampler {
+    /// A generator for section `index` (any seed works; distinct ones keep
+    /// sections from sampling in lockstep).
+    pub(crate) fn new(index: usize) -> Self {
+        Sampler(0x9E37_79B9 ^ (index as u32).wrapping_mul(0x85EB_CA6B) | 1)
+    }
+
+    /// Whether to time a step, with probability `1 / every` (a power of two).
+    #[inline(always)]
+    fn one_in(&mut self, every: u32) -> bool {
+        let mut x = self.0;
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        self.0 = x;
+        x & (every - 1) == 0
+    }
+}
 
 /// Target length of one step of a *coarse* operator: its firing budget is
 /// this slice divided by its measured cost per firing (at least 1). An
@@ -71,8 +100,6 @@ pub(crate) struct Counters {
     timed_firings: u64,
     /// Raw ticks of the timed steps.
     timed_ticks: u64,
-    /// Productive steps since the last timed one.
-    untimed: u32,
     /// At least [`COARSE_FIRING`] per firing, as last measured.
     coarse: bool,
 }
@@ -80,8 +107,9 @@ pub(crate) struct Counters {
 impl Counters {
     /// Whether the next step should be timed.
     #[inline(always)]
-    pub(crate) fn wants_timing(&self) -> bool {
-        self.coarse || self.timed_firings == 0 || self.untimed + 1 >= SAMPLE_EVERY
+    pub(crate) fn wants_timing(&self, sampler: &mut Sampler) -> bool {
+        let every = if self.timed_firings == 0 { SAMPLE_EVERY_UNMEASURED } else { SAMPLE_EVERY };
+        self.coarse || sampler.one_in(every)
     }
 
     /// A productive step of `firings` that took `ticks`.
@@ -90,7 +118,6 @@ impl Counters {
         self.firings += firings;
         self.timed_firings += firings;
         self.timed_ticks = self.timed_ticks.saturating_add(ticks);
-        self.untimed = 0;
         self.coarse = self.timed_ticks >= clock.coarse_ticks.saturating_mul(self.timed_firings);
     }
 
@@ -98,7 +125,6 @@ impl Counters {
     #[inline(always)]
     pub(crate) fn record_untimed(&mut self, firings: u64) {
         self.firings += firings;
-        self.untimed += 1;
     }
 
     /// Firings the next step may do.
@@ -134,28 +160,53 @@ mod tests {
     }
 
     #[test]
-    fn an_unmeasured_operator_fires_once_and_is_timed() {
-        let c = Counters::default();
-        assert_eq!(c.budget(64, clock()), 1);
-        assert!(c.wants_timing());
+    fn an_unmeasured_operator_fires_once_per_step() {
+        assert_eq!(Counters::default().budget(64, clock()), 1);
     }
 
-    #[test]
-    fn a_fine_operator_is_timed_once_per_sample_period_and_gets_the_full_batch() {
-        let mut c = Counters::default();
-        c.record_timed(1, 10, clock());
+    /// Steps timed out of `steps`, each productive with one firing.
+    fn timed_out_of(c: &mut Counters, steps: u32) -> u32 {
+        let mut sampler = Sampler::new(0);
         let mut timed = 0;
-        for _ in 0..(SAMPLE_EVERY * 4) {
-            if c.wants_timing() {
+        for _ in 0..steps {
+            if c.wants_timing(&mut sampler) {
                 timed += 1;
                 c.record_timed(1, 10, clock());
             } else {
                 c.record_untimed(1);
             }
         }
-        assert_eq!(timed, 4);
+        timed
+    }
+
+    #[test]
+    fn a_fine_operator_is_timed_on_about_one_step_in_sixteen_and_gets_the_full_batch() {
+        let mut c = Counters::default();
+        let timed = timed_out_of(&mut c, 16_000);
+        assert!((800..=1200).contains(&timed), "timed {timed} of 16000 steps");
         assert_eq!(c.budget(64, clock()), 64);
-        assert_eq!(c.firings, u64::from(SAMPLE_EVERY * 4) + 1);
+        assert_eq!(c.firings, 16_000);
+    }
+
+    #[test]
+    fn sampling_does_not_alias_with_periodic_progress() {
+        // Productive on every 16th step only: a periodic sampler could miss
+        // (or hit) every productive step.
+        let mut sampler = Sampler::new(1);
+        let mut c = Counters::default();
+        let mut timed_productive = 0;
+        for step in 0..32_000u32 {
+            let timed = c.wants_timing(&mut sampler);
+            if step % 16 == 0 {
+                if timed {
+                    timed_productive += 1;
+                    c.record_timed(1, 10, clock());
+                } else {
+                    c.record_untimed(1);
+                }
+            }
+        }
+        assert!((60..=190).contains(&timed_productive), "timed {timed_productive} of 2000 productive steps");
     }
 
     #[test]
@@ -164,7 +215,8 @@ mod tests {
         let mut c = Counters::default();
         // Two firings of 50 µs each: a 100 µs slice holds two of them.
         c.record_timed(2, 2 * ticks_for(&clock.clock, Duration::from_micros(50)), clock);
-        assert!(c.wants_timing());
+        let mut sampler = Sampler::new(0);
+        assert!((0..100).all(|_| c.wants_timing(&mut sampler)));
         assert_eq!(c.budget(64, clock), 2);
     }
 
