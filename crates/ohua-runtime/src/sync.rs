@@ -16,6 +16,13 @@ pub use std::sync::atomic::{fence, AtomicBool, AtomicU64, AtomicUsize, Ordering}
 pub use std::sync::{Arc, Mutex};
 
 pub use crossbeam_utils::sync::{Parker, Unparker};
+
+/// Process-wide caches that are not part of any protocol the model checker
+/// explores (the `auto` planner's measured costs): always `std`'s, also under
+/// loom, because loom's primitives cannot live in a `static`.
+pub mod process {
+    pub use std::sync::{Mutex, OnceLock};
+}
 pub use crossbeam_utils::{Backoff, CachePadded};
 
 /// Threads: section threads are scoped (`thread::scope`) so graphs may borrow

@@ -3,8 +3,11 @@
 //! Splitting the topological order into contiguous chunks gives pipeline
 //! parallelism with every cross-section arc pointing "forward" (except
 //! feedback), so no section waits on a later one in the steady state.
-//! Operators that run user code (`call`) dominate the cost; control
-//! operators only move packets, so they weigh a quarter.
+//!
+//! The chunks are balanced by measured busy time once a run of the graph has
+//! measured it (`learned.rs`). Before that, by a guess: operators that run
+//! user code (`call`) dominate the cost; control operators only move packets,
+//! so they weigh a quarter.
 
 use crate::graph::GraphInfo;
 
@@ -18,8 +21,9 @@ fn weight(kind: &str) -> f64 {
 }
 
 /// Section of every node (indexed by node id) when splitting the graph into
-/// at most `workers` non-empty contiguous chunks of its topological order.
-pub(super) fn split(graph: &GraphInfo, workers: usize) -> Vec<usize> {
+/// at most `workers` non-empty contiguous chunks of its topological order,
+/// balanced by `costs` (per node id) if given, else by [`weight`].
+pub(super) fn split(graph: &GraphInfo, workers: usize, costs: Option<&[f64]>) -> Vec<usize> {
     let n = graph.nodes.len();
     let mut section_of = vec![0; n];
     let k = workers.min(n);
@@ -27,7 +31,10 @@ pub(super) fn split(graph: &GraphInfo, workers: usize) -> Vec<usize> {
         return section_of;
     }
     let order = graph.topological_order();
-    let w: Vec<f64> = order.iter().map(|&i| weight(graph.nodes[i].kind)).collect();
+    let w: Vec<f64> = match costs {
+        Some(c) if c.len() == n && c.iter().sum::<f64>() > 0.0 => order.iter().map(|&i| c[i]).collect(),
+        _ => order.iter().map(|&i| weight(graph.nodes[i].kind)).collect(),
+    };
     let mut remaining: f64 = w.iter().sum();
     let mut idx = 0;
     for chunk in 0..k {
@@ -60,4 +67,48 @@ pub(super) fn split(graph: &GraphInfo, workers: usize) -> Vec<usize> {
         remaining -= taken;
     }
     section_of
+}
+
+#[cfg(test)]
+mod tests {
+    use super::split;
+    use crate::graph::{ArcInfo, GraphInfo, NodeInfo};
+
+    const fn node(name: &'static str, kind: &'static str) -> NodeInfo {
+        NodeInfo { name, kind, depth: 0, label: name }
+    }
+
+    const fn arc(from: u32, to: u32) -> ArcInfo {
+        ArcInfo { from, from_port: 0, to, to_port: 0, feedback: false }
+    }
+
+    /// source → heavy → light → light → light → sink.
+    static HEAVY_FIRST: GraphInfo = GraphInfo {
+        algorithm: "g",
+        nodes: &[
+            node("g/xs#arg", "source"),
+            node("g/heavy#1", "call"),
+            node("g/light#2", "call"),
+            node("g/light#3", "call"),
+            node("g/light#4", "call"),
+            node("g/result", "sink"),
+        ],
+        arcs: &[arc(0, 1), arc(1, 2), arc(2, 3), arc(3, 4), arc(4, 5)],
+    };
+
+    #[test]
+    fn without_measurements_the_cut_balances_operator_count() {
+        assert_eq!(split(&HEAVY_FIRST, 2, None), vec![0, 0, 0, 1, 1, 1]);
+    }
+
+    #[test]
+    fn measured_costs_move_the_cut_to_balance_time() {
+        let costs = [0.0, 90.0, 3.0, 3.0, 3.0, 0.0];
+        assert_eq!(split(&HEAVY_FIRST, 2, Some(&costs)), vec![0, 0, 1, 1, 1, 1]);
+    }
+
+    #[test]
+    fn all_zero_costs_fall_back_to_the_count() {
+        assert_eq!(split(&HEAVY_FIRST, 2, Some(&[0.0; 6])), split(&HEAVY_FIRST, 2, None));
+    }
 }

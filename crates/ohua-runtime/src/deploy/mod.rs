@@ -48,6 +48,7 @@ mod auto;
 mod env;
 mod error;
 mod file;
+pub(crate) mod learned;
 mod plan;
 mod rule;
 mod strategy;

@@ -2,7 +2,7 @@
 
 use rand::{Rng, SeedableRng};
 
-use super::{auto, Deployment, SectionStrategy};
+use super::{auto, learned, Deployment, SectionStrategy};
 use crate::graph::GraphInfo;
 
 /// Extra room on arcs inside a section beyond one batch, so a step's
@@ -45,6 +45,11 @@ pub struct Plan {
 
 /// Map every node of `graph` to a section according to `d`.
 ///
+/// For [`SectionStrategy::Auto`] the result depends on earlier runs of the
+/// same graph in this process: once a run has measured its operators, `auto`
+/// cuts by their measured busy time instead of by operator count (see
+/// `deploy/learned.rs`). Every other strategy depends on `graph` and `d` only.
+///
 /// Zero values in `d` are treated as 1. Sections that end up empty are
 /// removed and the rest renumbered in order, so `0..sections` are all used.
 pub fn plan(graph: &GraphInfo, d: &Deployment) -> Plan {
@@ -52,7 +57,7 @@ pub fn plan(graph: &GraphInfo, d: &Deployment) -> Plan {
     let raw: Vec<usize> = match &d.sections {
         SectionStrategy::Single => vec![0; n],
         SectionStrategy::PerOperator => (0..n).collect(),
-        SectionStrategy::Auto => auto::split(graph, d.workers),
+        SectionStrategy::Auto => auto::split(graph, d.workers, learned::costs(graph).as_deref()),
         SectionStrategy::Random { sections, seed } => {
             let mut rng = rand::rngs::StdRng::seed_from_u64(*seed);
             let k = (*sections).max(1);

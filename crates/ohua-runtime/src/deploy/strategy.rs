@@ -18,8 +18,11 @@ use super::{DeployError, SectionRule};
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum SectionStrategy {
-    /// Split the topological order into `workers` contiguous, weight-balanced
-    /// chunks (one section if `workers <= 1`).
+    /// Split the topological order into `workers` contiguous, cost-balanced
+    /// chunks (one section if `workers <= 1`). The cost of an operator is its
+    /// busy time measured by earlier runs of the same graph in this process;
+    /// on a graph's first run (or after runs too short to measure, under
+    /// 1 ms of busy time in all) it is guessed from the operator's kind.
     #[default]
     Auto,
     /// Everything in one section, run on the calling thread.

@@ -64,6 +64,10 @@ pub fn execute<'a, R: Send + 'a>(
     let counters = run_sections(graph, sections, &shared, &opts);
     let report = make_report(graph, plan, start.elapsed(), counters, &fused_into, shared.section_stats());
     publish(&opts, graph, &report);
+    if !shared.aborted() {
+        let busy: Vec<_> = report.nodes.iter().map(|n| n.busy).collect();
+        deploy::learned::record(graph, &busy, &fused_into);
+    }
 
     match shared.take_failure() {
         Some(Failure::Operator { name, message }) => {

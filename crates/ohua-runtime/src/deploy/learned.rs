@@ -1,0 +1,124 @@
+//! Operator costs measured by earlier runs, for the `auto` planner.
+//!
+//! Counting operators is a poor guess at where the time goes: in the
+//! `record_pipeline` example, `decompress` and `deserialize` are about 85 %
+//! of the work, and a cut by operator count put both into the first of two
+//! sections (0.94x of sequential on 2 cores, where the cut after
+//! `decompress` runs at 1.49x). Every run already measures each operator's
+//! busy time, so after a run of a graph its per-operator costs are kept here
+//! for the rest of the process, and later `auto` plans of the same graph cut
+//! by them ([`super::auto::split`]).
+//!
+//! Operators fused into a chain (`node/chain.rs`) are timed together: the
+//! chain's time is reported on its first link. It is spread over the links
+//! in proportion to their previous estimates (evenly the first time), so a
+//! cost measured while a link ran on its own survives later runs in which it
+//! is fused. Splitting evenly every time would make the plan oscillate: a
+//! heavy link fused with a light one looks half as heavy, the next plan
+//! separates them, the one after fuses them again.
+//!
+//! Runs that measured less than [`MIN_MEASURED`] in total, or that failed,
+//! leave the estimates alone: their busy times are mostly noise.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use crate::graph::GraphInfo;
+use crate::sync::process::{Mutex, OnceLock};
+
+/// Total busy time below which a run's measurements are not used.
+pub const MIN_MEASURED: Duration = Duration::from_millis(1);
+
+/// Estimated busy nanoseconds per node of each graph, keyed by the graph's
+/// address (graphs are `static`, one per algorithm).
+fn store() -> &'static Mutex<HashMap<usize, Vec<f64>>> {
+    static STORE: OnceLock<Mutex<HashMap<usize, Vec<f64>>>> = OnceLock::new();
+    STORE.get_or_init(Default::default)
+}
+
+fn key(graph: &GraphInfo) -> usize {
+    std::ptr::from_ref(graph) as usize
+}
+
+/// The cost estimates (busy nanoseconds per node, indexed by node id) of
+/// `graph`, if a run of it has measured enough.
+pub(crate) fn costs(graph: &GraphInfo) -> Option<Vec<f64>> {
+    let store = store().lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    store.get(&key(graph)).filter(|c| c.len() == graph.nodes.len()).cloned()
+}
+
+/// Remember the busy time of every node of a finished run of `graph`
+/// (indexed by node id); `fused_into[id]` is the first link of the chain
+/// node `id` ran fused into, whose `busy` covers the whole chain.
+pub(crate) fn record(graph: &GraphInfo, busy: &[Duration], fused_into: &[Option<usize>]) {
+    let total: Duration = busy.iter().sum();
+    if total < MIN_MEASURED || busy.len() != graph.nodes.len() {
+        return;
+    }
+    let mut store = store().lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let previous = store.get(&key(graph));
+    let estimates = spread(busy, fused_into, previous.map(Vec::as_slice));
+    store.insert(key(graph), estimates);
+}
+
+/// Per-node estimates from one run: a node that ran on its own keeps its
+/// measured time; a chain's time is split over its links in proportion to
+/// `previous` (evenly where there is no usable previous estimate).
+fn spread(busy: &[Duration], fused_into: &[Option<usize>], previous: Option<&[f64]>) -> Vec<f64> {
+    let n = busy.len();
+    let mut out: Vec<f64> = busy.iter().map(|d| d.as_nanos() as f64).collect();
+    // Links of each chain, grouped by the chain's first link.
+    let mut links: HashMap<usize, Vec<usize>> = HashMap::new();
+    for (id, head) in fused_into.iter().enumerate().take(n) {
+        if let Some(head) = *head {
+            links.entry(head).or_insert_with(|| vec![head]).push(id);
+        }
+    }
+    for members in links.values() {
+        let chain_total: f64 = members.iter().map(|&id| out[id]).sum();
+        let prior: Vec<f64> = match previous {
+            Some(p) if p.len() == n && members.iter().map(|&id| p[id]).sum::<f64>() > 0.0 => {
+                members.iter().map(|&id| p[id]).collect()
+            }
+            _ => vec![1.0; members.len()],
+        };
+        let prior_total: f64 = prior.iter().sum();
+        for (&id, w) in members.iter().zip(prior) {
+            out[id] = chain_total * w / prior_total;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::spread;
+    use std::time::Duration;
+
+    fn ms(v: &[u64]) -> Vec<Duration> {
+        v.iter().map(|&m| Duration::from_millis(m)).collect()
+    }
+
+    #[test]
+    fn unfused_nodes_keep_their_measured_time() {
+        let out = spread(&ms(&[3, 5, 0]), &[None, None, None], None);
+        assert_eq!(out, vec![3e6, 5e6, 0.0]);
+    }
+
+    #[test]
+    fn a_chain_is_split_evenly_without_history() {
+        // Node 1 is the chain's first link; 2 and 3 ran fused into it.
+        let out = spread(&ms(&[1, 90, 0, 0]), &[None, None, Some(1), Some(1)], None);
+        assert_eq!(out, vec![1e6, 30e6, 30e6, 30e6]);
+    }
+
+    #[test]
+    fn a_chain_is_split_in_proportion_to_earlier_estimates() {
+        // An earlier run measured link 1 alone at 40 ms and links 2-3 at
+        // 5 ms each; fused now, their 100 ms keep that 8:1:1 ratio, so the
+        // planner does not forget that link 1 is the heavy one.
+        let previous = [1e6, 40e6, 5e6, 5e6];
+        let out = spread(&ms(&[1, 100, 0, 0]), &[None, None, Some(1), Some(1)], Some(&previous));
+        assert_eq!(out, vec![1e6, 80e6, 10e6, 10e6]);
+    }
+}
