@@ -69,7 +69,7 @@ fn toml_rules_win_over_sections() {
         SectionRule::new(["word_freq/add#.*"]).unwrap(),
     ];
     assert_eq!(d.sections, SectionStrategy::Rules(want));
-    assert_eq!(d.batch_size, 256, "unset keys keep their defaults");
+    assert_eq!(d.batch_size, ohua_runtime::deploy::DEFAULT_BATCH_SIZE, "unset keys keep their defaults");
 }
 
 #[test]
@@ -135,7 +135,7 @@ fn env_overrides_the_file_which_overrides_defaults() {
     let d = from_env_with(lookup(&[("OHUA_CONFIG", file.path()), ("OHUA_WORKERS", "2")])).unwrap();
     assert_eq!(d.workers, 2, "env beats file");
     assert_eq!(d.batch_size, 7, "file beats default");
-    assert_eq!(d.arc_capacity, 1024, "default where nobody says");
+    assert_eq!(d.arc_capacity, ohua_runtime::deploy::DEFAULT_ARC_CAPACITY, "default where nobody says");
     assert!(matches!(d.sections, SectionStrategy::Rules(_)));
     let d = from_env_with(lookup(&[("OHUA_CONFIG", file.path()), ("OHUA_SECTIONS", "single")])).unwrap();
     assert_eq!(d.sections, SectionStrategy::Single, "env sections beat file rules");

@@ -107,11 +107,11 @@ fn word_freq(lines: Vec<String>) -> Vec<(String, u64)> {
 }
 
 /// The same computation written by hand as a 2-thread pipeline: one thread
-/// splits, the other normalizes and counts, with batches of 256 lines in a
+/// splits, the other normalizes and counts, with batches of 1024 lines in a
 /// bounded channel. It is the baseline that shows what the machine allows for
 /// this workload, independent of Ohua.
 fn hand_threaded(lines: Vec<String>) -> Vec<(String, u64)> {
-    const BATCH: usize = 256;
+    const BATCH: usize = 1024;
     let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<Vec<String>>>(4);
     std::thread::scope(|s| {
         s.spawn(move || {
