@@ -47,6 +47,12 @@ pub fn header(name: &str, what: &str) {
         "commit  : {}",
         command_output("git", &["rev-parse", "--short", "HEAD"]).unwrap_or_else(|| "unknown".into())
     );
+    let fences = if ohua_runtime::sync::is_asymmetric() {
+        "asymmetric (membarrier on the parking side, compiler fence on the waking side)"
+    } else {
+        "symmetric (SeqCst on both sides)"
+    };
+    println!("fences  : {fences}");
     println!("runs    : median of {RUNS} ({ROUNDS} interleaved rounds where a benchmark compares ratios)");
 }
 

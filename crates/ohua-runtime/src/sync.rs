@@ -17,6 +17,29 @@ pub use std::sync::{Arc, Mutex};
 
 pub use crossbeam_utils::sync::{Parker, Unparker};
 
+#[cfg(not(loom))]
+mod asymmetric;
+/// The sleep/wake protocol's fences: `light_fence` on the waker's side (every
+/// flush), `heavy_fence` on the side about to park (see `sync/asymmetric.rs`).
+#[cfg(not(loom))]
+pub use asymmetric::{heavy as heavy_fence, init as init_fences, is_asymmetric, light as light_fence};
+
+/// Under loom both sides of the pair issue a `SeqCst` fence.
+#[cfg(loom)]
+pub fn light_fence() {
+    fence(Ordering::SeqCst);
+}
+
+/// Under loom both sides of the pair issue a `SeqCst` fence.
+#[cfg(loom)]
+pub fn heavy_fence() {
+    fence(Ordering::SeqCst);
+}
+
+/// Nothing to decide under loom.
+#[cfg(loom)]
+pub fn init_fences() {}
+
 /// Process-wide caches that are not part of any protocol the model checker
 /// explores (the `auto` planner's measured costs): always `std`'s, also under
 /// loom, because loom's primitives cannot live in a `static`.
@@ -114,10 +137,11 @@ impl<T> SlotCell<T> {
 
 /// Whether a section is about to sleep, and how to wake it.
 ///
-/// The protocol (see `exec/README.md`): the section sets `sleeping`, issues a
-/// SeqCst fence, makes one more full pass over its operators, and parks only
-/// if that pass did nothing. A waker issues a SeqCst fence after its push and
-/// unparks only if it sees `sleeping`. By the fences, either the waker sees
+/// The protocol (see `exec/README.md`): the section sets `sleeping`, issues
+/// the heavy fence, makes one more full pass over its operators, and parks
+/// only if that pass did nothing. A waker issues the light fence after its
+/// push and unparks only if it sees `sleeping`. The two fences together order
+/// like a pair of SeqCst fences (`sync/asymmetric.rs`). By the fences, either the waker sees
 /// the flag or the final pass sees the push, so no wake-up is lost, and a
 /// section that is awake costs its neighbours one load per flush instead of
 /// an atomic read-modify-write on a shared cache line.
@@ -136,7 +160,7 @@ impl SleepFlag {
     /// [`SleepFlag::awake`].
     pub fn going_to_sleep(&self) {
         self.sleeping.store(true, Ordering::SeqCst);
-        fence(Ordering::SeqCst);
+        heavy_fence();
     }
 
     /// The section is running again.
@@ -146,7 +170,7 @@ impl SleepFlag {
 }
 
 /// Wakes one section's thread. When the section is not going to sleep this
-/// is a fence and a load.
+/// is a light fence (a compiler fence where `membarrier` exists) and a load.
 #[derive(Clone)]
 pub struct Waker(WakeTarget);
 
@@ -176,9 +200,10 @@ impl Waker {
     pub fn wake(&self) {
         match &self.0 {
             WakeTarget::Section(flag) => {
-                // Pairs with the fence in `going_to_sleep`: our push is visible
-                // to the section's last pass, or we see it is going to sleep.
-                fence(Ordering::SeqCst);
+                // Pairs with the heavy fence in `going_to_sleep`: our push is
+                // visible to the section's last pass, or we see it is going
+                // to sleep.
+                light_fence();
                 if flag.sleeping.load(Ordering::Relaxed) {
                     flag.unparker.unpark();
                 }

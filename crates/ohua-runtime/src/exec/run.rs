@@ -49,6 +49,8 @@ pub fn execute<'a, R: Send + 'a>(
         }
     };
     let plan = deploy::plan(graph, &deployment);
+    // Decide the sleep/wake fences before any section thread starts.
+    crate::sync::init_fences();
     let parkers: Vec<Parker> = (0..plan.sections).map(|_| Parker::new()).collect();
     let flags: Vec<Arc<SleepFlag>> = parkers.iter().map(|p| SleepFlag::new(p.unparker().clone())).collect();
     let wakers: Vec<Waker> = flags.iter().map(|f| Waker::new(f.clone())).collect();
