@@ -52,6 +52,16 @@ where
     ///
     /// The loop runs on cursors (the ring positions as locals), so per
     /// firing it costs little more than the user's function call.
+    ///
+    /// Sticky values stay in a local (`held`) from the first data packet of
+    /// the run until an end marker or the end of the run, instead of being
+    /// taken out of and put back into the operator for every firing. The
+    /// round trip through the operator's memory cost a store-forwarding
+    /// stall per firing (a 16-byte load of a value just written as three
+    /// 8-byte stores): the `out.push(x)` of the chain benchmark took as long
+    /// as its twenty stage calls (`BENCHMARKS.md`). A run of data packets
+    /// cannot release a sticky value (only an end marker of its level does),
+    /// so holding it across the run fires exactly as taking it each time.
     #[inline(always)]
     fn fire_run(&mut self, run: usize) -> usize {
         let Call { inputs, sticky, outputs, f } = self;
@@ -59,22 +69,30 @@ where
             return Self::fire_run_general(inputs, sticky, outputs, f, run);
         };
         let mut input = inputs.cursor();
+        let mut held: Option<S::Values> = None;
         for fired in 0..run {
-            // SAFETY (every cursor call below): `run` is at most the packets
-            // every input holds and the room every output has, and each
-            // iteration pops one packet per input and sends one per output.
+            // SAFETY (all cursor calls): the run was sized by the packets
+            // every input holds and the room every output has.
             match unsafe { input.head() } {
                 Head::Data => {
-                    if sticky.ready_for_data() == Ready::Wait {
-                        return fired;
-                    }
+                    let values = match held.take() {
+                        Some(values) => values,
+                        None => {
+                            if sticky.ready_for_data() == Ready::Wait {
+                                return fired;
+                            }
+                            sticky.take()
+                        }
+                    };
                     let args = unsafe { input.pop_data() };
-                    let held = sticky.take();
-                    let (held, result) = f(args, held);
-                    sticky.put(held);
+                    let (values, result) = f(args, values);
+                    held = Some(values);
                     unsafe { out.send(result) };
                 }
                 Head::End(level) => {
+                    if let Some(values) = held.take() {
+                        sticky.put(values);
+                    }
                     if sticky.ready_for_end(level) == Ready::Wait {
                         return fired;
                     }
@@ -85,10 +103,12 @@ where
                 Head::Empty | Head::Closed => unreachable!("a cursor head always holds a packet"),
             }
         }
+        if let Some(values) = held {
+            sticky.put(values);
+        }
         run
     }
 
-    /// [`Call::fire_run`] through the ports (fan-out outputs, gone consumers).
     #[inline(never)]
     fn fire_run_general(inputs: &mut I, sticky: &mut S, outputs: &mut O, f: &mut F, run: usize) -> usize {
         for fired in 0..run {
