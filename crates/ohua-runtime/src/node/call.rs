@@ -181,3 +181,90 @@ where
         }
     }
 }
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::Call;
+    use crate::arc::{channel, Receiver, Sender};
+    use crate::node::sticky::Sticky;
+    use crate::node::{Node, Step};
+    use crate::packet::Packet;
+    use crate::port::{In, Out};
+
+    fn send<T>(tx: &mut Sender<T>, packets: impl IntoIterator<Item = Packet<T>>) {
+        for p in packets {
+            tx.push(p);
+        }
+        tx.flush();
+    }
+
+    fn drain<T>(rx: &mut Receiver<T>) -> Vec<Packet<T>> {
+        std::iter::from_fn(|| rx.pop()).collect()
+    }
+
+    /// A loop body `log.push(x)` on a state object `log` from the level
+    /// above: the state is a sticky input released at every `End(0)`.
+    /// Returns the data sender, the state sender, the operator and the
+    /// receivers of its (unit) results and of the released states.
+    #[allow(clippy::type_complexity)]
+    fn push_into_state() -> (Sender<u32>, Sender<Vec<u32>>, impl Node, Receiver<()>, Receiver<Vec<u32>>) {
+        let (data_tx, data_rx) = channel::<u32>(16, None, None);
+        let (state_tx, state_rx) = channel::<Vec<u32>>(4, None, None);
+        let (out_tx, out_rx) = channel::<()>(16, None, None);
+        let (release_tx, release_rx) = channel::<Vec<u32>>(4, None, None);
+        let sticky = (Sticky::new(In::new(state_rx), 0, Out::new(vec![release_tx])),);
+        let node = Call::new(
+            (In::new(data_rx),),
+            sticky,
+            (Out::new(vec![out_tx]),),
+            |(x,): (u32,), (mut log,): (Vec<u32>,)| {
+                log.push(x);
+                ((log,), ((),))
+            },
+        );
+        (data_tx, state_tx, node, out_rx, release_rx)
+    }
+
+    #[test]
+    fn a_run_that_crosses_activations_releases_each_state_with_its_own_items() {
+        let (mut data, mut state, mut node, mut out, mut released) = push_into_state();
+        // Two activations in one run: the held state must go back to the
+        // operator at the first `End(0)` and be released before the second
+        // state is taken.
+        send(&mut data, [Packet::Data(1), Packet::Data(2), Packet::End(0), Packet::Data(3), Packet::End(0)]);
+        send(&mut state, [Packet::Data(vec![]), Packet::Data(vec![7])]);
+        assert_eq!(node.step(64), Step::Progress(5));
+        node.flush();
+        assert_eq!(drain(&mut released), vec![Packet::Data(vec![1, 2]), Packet::Data(vec![7, 3])]);
+        assert_eq!(drain(&mut out).len(), 5, "three results and two markers");
+    }
+
+    #[test]
+    fn a_run_stops_where_the_next_state_has_not_arrived_and_resumes_later() {
+        let (mut data, mut state, mut node, _out, mut released) = push_into_state();
+        send(&mut data, [Packet::Data(1), Packet::End(0), Packet::Data(2), Packet::Data(3), Packet::End(0)]);
+        send(&mut state, [Packet::Data(vec![10])]);
+        assert_eq!(node.step(64), Step::Progress(2), "waits for the second activation's state");
+        node.flush();
+        assert_eq!(drain(&mut released), vec![Packet::Data(vec![10, 1])]);
+        send(&mut state, [Packet::Data(vec![20])]);
+        assert_eq!(node.step(64), Step::Progress(3));
+        node.flush();
+        assert_eq!(drain(&mut released), vec![Packet::Data(vec![20, 2, 3])]);
+    }
+
+    #[test]
+    fn a_state_held_across_steps_stays_with_the_operator_between_them() {
+        let (mut data, mut state, mut node, _out, mut released) = push_into_state();
+        send(&mut state, [Packet::Data(vec![])]);
+        // Budgets of one: every firing is its own run.
+        for x in 1..=3 {
+            send(&mut data, [Packet::Data(x)]);
+            assert_eq!(node.step(1), Step::Progress(1));
+        }
+        send(&mut data, [Packet::End(0)]);
+        assert_eq!(node.step(1), Step::Progress(1));
+        node.flush();
+        assert_eq!(drain(&mut released), vec![Packet::Data(vec![1, 2, 3])]);
+    }
+}
