@@ -5,7 +5,8 @@
 //! that instantiates its operators ([`node`]) and connects them with bounded
 //! single-producer single-consumer arcs ([`arc`], [`port`]). The deployment
 //! ([`deploy`]) partitions the operators into *sections*; [`exec::execute`]
-//! runs every section on its own thread, fusing the operators inside a
+//! runs every section on its own thread (the caller's, or a worker of a
+//! process-wide pool), fusing the operators inside a
 //! section into one loop. [`report`] describes what ran, and [`context`]
 //! carries per-thread run options (deployment override, profiling,
 //! sequential mode).

@@ -40,16 +40,17 @@ pub fn heavy_fence() {
 #[cfg(loom)]
 pub fn init_fences() {}
 
-/// Process-wide caches that are not part of any protocol the model checker
-/// explores (the `auto` planner's measured costs): always `std`'s, also under
-/// loom, because loom's primitives cannot live in a `static`.
+/// Process-wide state that is not part of any protocol the model checker
+/// explores (the `auto` planner's measured costs, the worker pool in
+/// `exec/pool.rs`): always `std`'s, also under loom, because loom's
+/// primitives cannot live in a `static` or outside a model.
 pub mod process {
-    pub use std::sync::{Mutex, OnceLock};
+    pub use std::sync::{Arc, Condvar, Mutex, OnceLock};
 }
 pub use crossbeam_utils::{Backoff, CachePadded};
 
-/// Threads: section threads are scoped (`thread::scope`) so graphs may borrow
-/// non-`'static` data.
+/// Threads: the worker pool's threads (`exec/pool.rs`), which run sections
+/// that borrow non-`'static` data through a scope that waits for them.
 pub use std::thread;
 
 /// One slot of an arc's ring: a possibly uninitialised `T` that the two ends

@@ -22,7 +22,11 @@ use super::DeployError;
 #[derive(Debug, Clone)]
 pub struct SectionRule {
     patterns: Vec<String>,
-    regexes: Vec<regex::Regex>,
+    /// All patterns as one anchored alternation, shared by the clones of the
+    /// rule: a run clones its deployment, and a cloned `Regex` starts with
+    /// empty match caches, which made planning a two-section run cost more
+    /// than running a small algorithm.
+    regex: std::sync::Arc<regex::Regex>,
 }
 
 impl SectionRule {
@@ -36,22 +40,25 @@ impl SectionRule {
         I: IntoIterator<Item = S>,
         S: AsRef<str>,
     {
-        let mut rule = SectionRule { patterns: Vec::new(), regexes: Vec::new() };
+        let mut written = Vec::new();
         for p in patterns {
             let p = p.as_ref();
-            // Anchor around a non-capturing group so alternations such as
-            // `a|b` are anchored as a whole.
-            let re = regex::Regex::new(&format!("^(?:{p})$"))
-                .map_err(|e| DeployError::Regex { pattern: p.to_string(), error: Box::new(e) })?;
-            rule.patterns.push(p.to_string());
-            rule.regexes.push(re);
+            // Each pattern alone first, so an error names the pattern.
+            regex::Regex::new(p).map_err(|e| DeployError::Regex { pattern: p.to_string(), error: Box::new(e) })?;
+            written.push(p.to_string());
         }
-        Ok(rule)
+        // Anchor around non-capturing groups so alternations such as `a|b`
+        // are anchored as a whole. A rule with no pattern matches nothing.
+        let alternation = written.iter().map(|p| format!("(?:{p})")).collect::<Vec<_>>().join("|");
+        let anchored = if written.is_empty() { "[^\\s\\S]".to_string() } else { format!("^(?:{alternation})$") };
+        let regex = regex::Regex::new(&anchored)
+            .map_err(|e| DeployError::Regex { pattern: written.join(", "), error: Box::new(e) })?;
+        Ok(SectionRule { patterns: written, regex: std::sync::Arc::new(regex) })
     }
 
     /// Whether the operator named `name` belongs to this section.
     pub fn matches(&self, name: &str) -> bool {
-        self.regexes.iter().any(|re| re.is_match(name))
+        self.regex.is_match(name)
     }
 
     /// The patterns as written (without the anchors this rule adds).

@@ -12,6 +12,7 @@
 
 mod builder;
 mod observe;
+mod pool;
 mod run;
 mod section;
 mod shared;

@@ -1,0 +1,297 @@
+//! The worker pool: threads that run sections and are kept across runs.
+//!
+//! Every section of a run needs a thread of its own *at the same time*: a
+//! section is a loop that parks until another section of the same run feeds
+//! it, and an operator may block on I/O. A pool with a fixed number of
+//! threads that queues jobs (rayon, `threadpool`) could leave a section
+//! queued behind the sections that wait for it, and the run would never
+//! finish. So this pool never makes a job wait: a job goes to an idle worker
+//! or, if none is idle, to a new one. What the pool saves is the thread
+//! itself: spawning and joining one cost about 40 µs per section and run on
+//! the project's VMs (`BENCHMARKS.md`, "Per-call overhead"), more than a
+//! small algorithm's whole run. A worker that stays idle for
+//! [`IDLE_TIMEOUT`] exits, so a process that stops calling algorithms keeps
+//! no threads.
+//!
+//! Jobs borrow the caller's data, as with `std::thread::scope`: [`Scope`]
+//! erases the borrow's lifetime and waits, in its destructor, until every
+//! job it started has finished. Nothing a job borrows can go away before it.
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use crate::sync::process::{Arc, Condvar, Mutex, OnceLock};
+use crate::sync::{thread, Backoff, Parker, Unparker};
+
+/// How long an idle worker waits for a job before it exits.
+pub(crate) const IDLE_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// How long a worker that finished a job, and a caller waiting for its
+/// sections, poll before they sleep. A futex wake-up costs tens of
+/// microseconds on the project's VMs; a program that calls algorithms back to
+/// back hands the next job over within this window.
+const SPIN_WINDOW: Duration = Duration::from_micros(50);
+
+/// The name idle workers carry (a running worker carries its section's name).
+const IDLE_NAME: &str = "ohua-idle";
+
+/// A job as the pool sees it: the work, its thread name, and the mark its
+/// scope waits for. The worker drops `finished` only after the work is done
+/// *and* the worker is back in the idle list, so a caller that runs
+/// algorithms back to back finds the worker idle again.
+struct Job {
+    work: Box<dyn FnOnce() + Send + 'static>,
+    name: String,
+    finished: Finished,
+}
+
+/// One worker thread: the job handed to it and how to wake it.
+struct Worker {
+    job: Mutex<Option<Job>>,
+    /// Set (after `job`) when a job is handed over, so an idle worker that
+    /// is still spinning sees it without the lock.
+    handed: AtomicBool,
+    unparker: Unparker,
+}
+
+/// The process-wide set of idle workers.
+struct Pool {
+    idle: Mutex<Vec<Arc<Worker>>>,
+}
+
+fn pool() -> &'static Pool {
+    static POOL: OnceLock<Pool> = OnceLock::new();
+    POOL.get_or_init(|| Pool { idle: Mutex::new(Vec::new()) })
+}
+
+impl Pool {
+    /// Run `job` on an idle worker, or on a new one.
+    ///
+    /// # Errors
+    ///
+    /// The operating system refused a new thread (the job is dropped unrun).
+    fn submit(&'static self, job: Job) -> std::io::Result<()> {
+        let idle = self.idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
+        match idle {
+            Some(worker) => {
+                *worker.job.lock().unwrap_or_else(|e| e.into_inner()) = Some(job);
+                worker.handed.store(true, Ordering::Release);
+                worker.unparker.unpark();
+                Ok(())
+            }
+            None => {
+                let parker = Parker::new();
+                let worker = Arc::new(Worker {
+                    job: Mutex::new(Some(job)),
+                    handed: AtomicBool::new(true),
+                    unparker: parker.unparker().clone(),
+                });
+                thread::Builder::new().name(IDLE_NAME.into()).spawn(move || self.work(&worker, parker)).map(drop)
+            }
+        }
+    }
+
+    /// A worker's life: run the job it was given, offer itself as idle,
+    /// wait for the next job, and exit after [`IDLE_TIMEOUT`] without one.
+    fn work(&'static self, me: &Arc<Worker>, parker: Parker) {
+        loop {
+            me.handed.store(false, Ordering::Relaxed);
+            let job = me.job.lock().unwrap_or_else(|e| e.into_inner()).take();
+            if let Some(Job { work, name, finished }) = job {
+                set_thread_name(&name);
+                // A section catches its own panics; this keeps the worker
+                // alive should anything else unwind.
+                let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work));
+                set_thread_name(IDLE_NAME);
+                self.idle.lock().unwrap_or_else(|e| e.into_inner()).push(me.clone());
+                drop(finished);
+                continue;
+            }
+            if !spin_until(SPIN_WINDOW, || me.handed.load(Ordering::Acquire)) {
+                parker.park_timeout(IDLE_TIMEOUT);
+            }
+            if me.job.lock().unwrap_or_else(|e| e.into_inner()).is_some() {
+                continue;
+            }
+            // Timed out (or woken spuriously) with no job. If we are still in
+            // the idle list nobody can hand us one any more once we leave it;
+            // if we are not, a submitter took us and its job is on its way.
+            let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(at) = idle.iter().position(|w| Arc::ptr_eq(w, me)) {
+                idle.swap_remove(at);
+                return;
+            }
+        }
+    }
+}
+
+/// Counts a scope's unfinished jobs; the scope's owner waits for zero.
+#[derive(Default)]
+struct Pending {
+    count: AtomicUsize,
+    lock: Mutex<()>,
+    zero: Condvar,
+}
+
+/// Marks one job finished when dropped, also if the job unwinds.
+struct Finished(Arc<Pending>);
+
+impl Drop for Finished {
+    fn drop(&mut self) {
+        if self.0.count.fetch_sub(1, Ordering::AcqRel) == 1 {
+            // Under the lock: the waiter checks the count under it before
+            // it sleeps, so this notification cannot fall between the two.
+            let _guard = self.0.lock.lock().unwrap_or_else(|e| e.into_inner());
+            self.0.zero.notify_all();
+        }
+    }
+}
+
+/// Jobs started on the pool that may borrow data living for `'a`.
+///
+/// Dropping the scope waits until every job it started has finished, so the
+/// borrowed data outlives them.
+pub(crate) struct Scope<'a> {
+    pending: Arc<Pending>,
+    _borrows: std::marker::PhantomData<&'a ()>,
+}
+
+impl<'a> Scope<'a> {
+    pub(crate) fn new() -> Self {
+        Scope { pending: Default::default(), _borrows: std::marker::PhantomData }
+    }
+
+    /// Run `job` on a pool worker named `name` while it runs.
+    ///
+    /// # Errors
+    ///
+    /// The operating system refused a new thread; `job` was not run.
+    pub(crate) fn spawn(&self, name: String, job: impl FnOnce() + Send + 'a) -> std::io::Result<()> {
+        self.pending.count.fetch_add(1, Ordering::Relaxed);
+        let finished = Finished(self.pending.clone());
+        let work: Box<dyn FnOnce() + Send + 'a> = Box::new(job);
+        // SAFETY: the work only runs while `self` exists: `Drop` below waits
+        // until the `Finished` of every job has been dropped, which happens
+        // after its work ran and was dropped (or with the work, if the job
+        // never reached a worker).
+        let work =
+            unsafe { std::mem::transmute::<Box<dyn FnOnce() + Send + 'a>, Box<dyn FnOnce() + Send + 'static>>(work) };
+        let job = Job { work, name, finished };
+        pool().submit(job)
+    }
+}
+
+impl Drop for Scope<'_> {
+    fn drop(&mut self) {
+        let done = || self.pending.count.load(Ordering::Acquire) == 0;
+        if spin_until(SPIN_WINDOW, done) {
+            return;
+        }
+        let mut guard = self.pending.lock.lock().unwrap_or_else(|e| e.into_inner());
+        while !done() {
+            guard = self.pending.zero.wait(guard).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+}
+
+/// Poll `ready` (spinning, then yielding) for up to `window`; whether it
+/// became true.
+fn spin_until(window: Duration, ready: impl Fn() -> bool) -> bool {
+    let backoff = Backoff::new();
+    let start = Instant::now();
+    while !ready() {
+        if backoff.is_completed() && start.elapsed() >= window {
+            return false;
+        }
+        backoff.snooze();
+    }
+    true
+}
+
+/// Name the current thread (`top`, `perf` and debuggers show it); Linux
+/// keeps the first 15 bytes.
+#[cfg(target_os = "linux")]
+fn set_thread_name(name: &str) {
+    let mut bytes: Vec<u8> = name.bytes().filter(|&b| b != 0).take(15).collect();
+    bytes.push(0);
+    // SAFETY: `bytes` is NUL-terminated and outlives the call.
+    unsafe { libc::prctl(libc::PR_SET_NAME, bytes.as_ptr() as libc::c_ulong, 0, 0, 0) };
+}
+
+#[cfg(not(target_os = "linux"))]
+fn set_thread_name(_: &str) {}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::Scope;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    #[test]
+    fn jobs_may_borrow_and_the_scope_waits_for_all_of_them() {
+        let hits = AtomicUsize::new(0);
+        {
+            let scope = Scope::new();
+            for k in 0..8 {
+                let hits = &hits;
+                scope
+                    .spawn(format!("ohua-test-{k}"), move || {
+                        std::thread::sleep(std::time::Duration::from_millis(5));
+                        hits.fetch_add(1, Ordering::Relaxed);
+                    })
+                    .expect("spawn");
+            }
+        }
+        assert_eq!(hits.load(Ordering::Relaxed), 8, "dropping the scope waited for every job");
+    }
+
+    #[test]
+    fn workers_are_reused_across_scopes() {
+        let id = || {
+            let seen = std::sync::Mutex::new(None);
+            {
+                let scope = Scope::new();
+                let seen = &seen;
+                scope
+                    .spawn("ohua-test-reuse".into(), move || *seen.lock().unwrap() = Some(std::thread::current().id()))
+                    .expect("spawn");
+            }
+            seen.into_inner().unwrap().expect("ran")
+        };
+        let first = id();
+        // Give the worker time to put itself back into the idle list.
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        let mut ids: Vec<_> = (0..20).map(|_| id()).collect();
+        ids.push(first);
+        ids.sort_by_key(|i| format!("{i:?}"));
+        ids.dedup();
+        assert!(ids.len() < 21, "some job ran on a worker that an earlier job used");
+    }
+
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn an_idle_worker_exits_after_the_idle_timeout() {
+        let tid = std::sync::Mutex::new(0);
+        {
+            let scope = Scope::new();
+            let tid = &tid;
+            scope
+                .spawn("ohua-test-idle".into(), move || *tid.lock().unwrap() = unsafe { libc::gettid() })
+                .expect("spawn");
+        }
+        let task = format!("/proc/self/task/{}", tid.into_inner().unwrap());
+        assert!(std::path::Path::new(&task).exists(), "the worker waits for more work");
+        // Other tests of this module may reuse the worker for a while.
+        let deadline = std::time::Instant::now() + super::IDLE_TIMEOUT * 4;
+        while std::path::Path::new(&task).exists() {
+            assert!(std::time::Instant::now() < deadline, "an idle worker outlived {:?}", super::IDLE_TIMEOUT * 4);
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+    }
+
+    #[test]
+    fn a_job_that_panics_still_counts_as_finished() {
+        let scope = Scope::new();
+        scope.spawn("ohua-test-panic".into(), || panic!("job panics")).expect("spawn");
+        drop(scope); // would hang if the panic lost the job's `Finished`
+    }
+}
