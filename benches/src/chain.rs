@@ -19,7 +19,7 @@ const BATCH: usize = 1024;
 
 #[algorithm]
 fn chain20(xs: Vec<u64>) -> Vec<u64> {
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(xs.len());
     for x in xs {
         let a1 = stage(x);
         let a2 = stage(a1);

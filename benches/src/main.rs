@@ -5,7 +5,7 @@
 //!
 //! ```text
 //! cargo run --release -p ohua-bench            # all benchmarks
-//! cargo run --release -p ohua-bench -- chain   # one of: chain, balanced, hop
+//! cargo run --release -p ohua-bench -- chain   # one of: chain, balanced, hop, calls
 //! ```
 
 // glibc's malloc serialises frees of memory another thread allocated (arena
@@ -16,11 +16,13 @@
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 mod balanced;
+mod calls;
 mod chain;
 mod common;
 mod hop;
 
-const BENCHMARKS: &[(&str, fn())] = &[("chain", chain::run), ("balanced", balanced::run), ("hop", hop::run)];
+const BENCHMARKS: &[(&str, fn())] =
+    &[("chain", chain::run), ("balanced", balanced::run), ("hop", hop::run), ("calls", calls::run)];
 
 fn main() {
     let selected: Vec<String> = std::env::args().skip(1).collect();

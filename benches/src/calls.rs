@@ -1,0 +1,72 @@
+//! `calls`: the fixed cost of one call of a small algorithm.
+//!
+//! A server that runs an algorithm per request pays, per call, for planning
+//! the deployment, building the graph, starting the sections and waiting for
+//! them. This benchmark calls a 3-stage pipeline over 16 items 2,000 times
+//! in a row and reports microseconds per call, against the same body as plain
+//! Rust and a hand-written 2-thread version that starts its second thread
+//! per call (`std::thread::scope`).
+
+use crossbeam_channel::bounded;
+use ohua::{algorithm, Deployment, SectionRule, SectionStrategy};
+
+use crate::common::{header, interleaved, row, stage, Variant};
+
+const CALLS: usize = 2_000;
+const ITEMS: u64 = 16;
+
+#[algorithm]
+fn small(xs: Vec<u64>) -> u64 {
+    let mut total = 0;
+    for x in xs {
+        let a = stage(x);
+        let b = stage(a);
+        total += b;
+    }
+    total
+}
+
+/// The first stage on a thread started for this call, the second and the
+/// sum on the calling thread.
+fn hand_written(xs: Vec<u64>) -> u64 {
+    let (tx, rx) = bounded::<u64>(64);
+    std::thread::scope(|s| {
+        s.spawn(move || {
+            for x in xs {
+                tx.send(stage(x)).expect("receiver alive");
+            }
+        });
+        rx.iter().map(stage).sum()
+    })
+}
+
+fn calls(f: &mut dyn FnMut(Vec<u64>) -> u64) -> u64 {
+    (0..CALLS).map(|_| f((0..ITEMS).collect())).sum()
+}
+
+pub fn run() {
+    header("calls", "fixed cost per call: a 3-stage loop over 16 items, 2,000 calls in a row");
+    let expected = CALLS as u64 * (0..ITEMS).map(|x| x + 2).sum::<u64>();
+    let single = Deployment { workers: 1, sections: SectionStrategy::Single, ..Deployment::default() };
+    let auto = Deployment { workers: 2, sections: SectionStrategy::Auto, ..Deployment::default() };
+    let rules = Deployment {
+        workers: 2,
+        sections: SectionStrategy::Rules(vec![
+            SectionRule::new(["^small/(xs#arg|smap@[0-9]+|stage#2)$"]).expect("valid")
+        ]),
+        ..Deployment::default()
+    };
+    let mut variants: Vec<Variant<'_, (), u64>> = vec![
+        ("plain Rust (ohua::sequential)", Box::new(|()| calls(&mut |v| ohua::sequential(|| small(v))))),
+        ("hand-written 2 threads, spawned per call", Box::new(|()| calls(&mut hand_written))),
+        ("ohua 1 section", Box::new(|()| calls(&mut |v| ohua::with_deployment(single.clone(), || small(v))))),
+        ("ohua auto, 2 workers", Box::new(|()| calls(&mut |v| ohua::with_deployment(auto.clone(), || small(v))))),
+        ("ohua 2 sections by rules", Box::new(|()| calls(&mut |v| ohua::with_deployment(rules.clone(), || small(v))))),
+    ];
+    let times = interleaved(|| (), &mut variants, |label, r| assert_eq!(*r, expected, "{label}: wrong result"));
+    println!("  {:<44} {:>14}", "variant", "us/call");
+    for ((label, _), t) in variants.iter().zip(&times) {
+        row(label, format!("{:.1}", t.as_secs_f64() * 1e6 / CALLS as f64), String::new());
+    }
+    println!();
+}
