@@ -16,7 +16,7 @@ mod ring;
 pub use ring::{ReadCursor, WriteCursor};
 
 use crate::packet::Packet;
-use crate::sync::{CachePadded, Waker};
+use crate::sync::Waker;
 
 /// Create an arc with room for `capacity` packets.
 ///
@@ -39,10 +39,7 @@ use crate::sync::{CachePadded, Waker};
 /// ```
 pub fn channel<T>(capacity: usize, producer: Option<Waker>, consumer: Option<Waker>) -> (Sender<T>, Receiver<T>) {
     let (p, c) = ring::ring(capacity.max(1));
-    (
-        Sender { ring: CachePadded::new(p), wake_consumer: WakeOnDrop(consumer) },
-        Receiver { ring: CachePadded::new(c), wake_producer: WakeOnDrop(producer) },
-    )
+    (Sender { ring: p, wake_consumer: WakeOnDrop(consumer) }, Receiver { ring: c, wake_producer: WakeOnDrop(producer) })
 }
 
 /// A push into a full arc: the operator did not check room.
@@ -79,8 +76,7 @@ impl Drop for WakeOnDrop {
 
 /// Producing end of an arc.
 pub struct Sender<T> {
-    /// Padded: see [`Receiver`]'s `ring`.
-    ring: CachePadded<ring::Producer<Packet<T>>>,
+    ring: ring::Producer<Packet<T>>,
     // Must stay the last field: see `WakeOnDrop`.
     wake_consumer: WakeOnDrop,
 }
@@ -136,12 +132,7 @@ impl<T> Sender<T> {
 
 /// Consuming end of an arc.
 pub struct Receiver<T> {
-    /// Padded to its own cache lines: the private index is written on every
-    /// pop, and an unpadded end shared a line with whatever the allocator
-    /// put next to it, often the other end's producer state in another
-    /// section (false sharing cost the chain benchmark's first section half
-    /// its time, `BENCHMARKS.md`).
-    ring: CachePadded<ring::Consumer<Packet<T>>>,
+    ring: ring::Consumer<Packet<T>>,
     // Must stay the last field: see `WakeOnDrop`.
     wake_producer: WakeOnDrop,
 }
