@@ -107,22 +107,53 @@ impl Pool {
                 drop(finished);
                 continue;
             }
-            if !spin_until(SPIN_WINDOW, || me.handed.load(Ordering::Acquire)) {
-                parker.park_timeout(IDLE_TIMEOUT);
-            }
-            if me.job.lock().unwrap_or_else(|e| e.into_inner()).is_some() {
+            if spin_until(SPIN_WINDOW, || me.handed.load(Ordering::Acquire)) {
                 continue;
             }
-            // Timed out (or woken spuriously) with no job. If we are still in
-            // the idle list nobody can hand us one any more once we leave it;
-            // if we are not, a submitter took us and its job is on its way.
-            let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
-            if let Some(at) = idle.iter().position(|w| Arc::ptr_eq(w, me)) {
-                idle.swap_remove(at);
+            if self.sleep(me, &parker) == Idle::Exit {
                 return;
             }
         }
     }
+
+    /// Sleep until a job is handed over or [`IDLE_TIMEOUT`] has passed.
+    ///
+    /// `park_deadline` may return early: a stale unpark token (left by a
+    /// hand-over the worker saw while spinning) or a spurious wake-up. Only
+    /// the deadline decides that the worker leaves; an early return without
+    /// a job just parks again.
+    fn sleep(&'static self, me: &Arc<Worker>, parker: &Parker) -> Idle {
+        let deadline = Instant::now() + IDLE_TIMEOUT;
+        loop {
+            parker.park_deadline(deadline);
+            if me.job.lock().unwrap_or_else(|e| e.into_inner()).is_some() {
+                return Idle::Work;
+            }
+            if Instant::now() < deadline {
+                continue;
+            }
+            // If we are still in the idle list, nobody can hand us a job
+            // once we leave it; if we are not, a submitter took us and its
+            // job is on the way.
+            let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
+            return match idle.iter().position(|w| Arc::ptr_eq(w, me)) {
+                Some(at) => {
+                    idle.swap_remove(at);
+                    Idle::Exit
+                }
+                None => Idle::Work,
+            };
+        }
+    }
+}
+
+/// What an idle worker does after sleeping.
+#[derive(PartialEq, Eq)]
+enum Idle {
+    /// A job is there or on the way.
+    Work,
+    /// Timed out and left the idle list.
+    Exit,
 }
 
 /// Counts a scope's unfinished jobs; the scope's owner waits for zero.
@@ -223,73 +254,85 @@ fn set_thread_name(_: &str) {}
 
 #[cfg(all(test, not(loom)))]
 mod tests {
-    use super::Scope;
+    use super::{Scope, IDLE_TIMEOUT};
     use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Mutex;
+    use std::time::Duration;
+
+    /// The pool is process-wide: tests that count its workers take turns.
+    static POOL_TESTS: Mutex<()> = Mutex::new(());
+
+    fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+        POOL_TESTS.lock().unwrap_or_else(|e| e.into_inner())
+    }
 
     #[test]
     fn jobs_may_borrow_and_the_scope_waits_for_all_of_them() {
+        let _turn = one_at_a_time();
         let hits = AtomicUsize::new(0);
         {
             let scope = Scope::new();
             for k in 0..8 {
                 let hits = &hits;
-                scope
-                    .spawn(format!("ohua-test-{k}"), move || {
-                        std::thread::sleep(std::time::Duration::from_millis(5));
-                        hits.fetch_add(1, Ordering::Relaxed);
-                    })
-                    .expect("spawn");
+                let job = move || {
+                    std::thread::sleep(Duration::from_millis(5));
+                    hits.fetch_add(1, Ordering::Relaxed);
+                };
+                scope.spawn(format!("ohua-test-{k}"), job).expect("spawn");
             }
         }
         assert_eq!(hits.load(Ordering::Relaxed), 8, "dropping the scope waited for every job");
     }
 
+    /// The thread one job ran on.
+    fn job_thread() -> std::thread::ThreadId {
+        let seen = Mutex::new(None);
+        {
+            let scope = Scope::new();
+            let seen = &seen;
+            let job = move || *seen.lock().unwrap() = Some(std::thread::current().id());
+            scope.spawn("ohua-test-reuse".into(), job).expect("spawn");
+        }
+        seen.into_inner().unwrap().expect("ran")
+    }
+
     #[test]
-    fn workers_are_reused_across_scopes() {
-        let id = || {
-            let seen = std::sync::Mutex::new(None);
-            {
-                let scope = Scope::new();
-                let seen = &seen;
-                scope
-                    .spawn("ohua-test-reuse".into(), move || *seen.lock().unwrap() = Some(std::thread::current().id()))
-                    .expect("spawn");
-            }
-            seen.into_inner().unwrap().expect("ran")
-        };
-        let first = id();
-        // Give the worker time to put itself back into the idle list.
-        std::thread::sleep(std::time::Duration::from_millis(50));
-        let mut ids: Vec<_> = (0..20).map(|_| id()).collect();
-        ids.push(first);
-        ids.sort_by_key(|i| format!("{i:?}"));
-        ids.dedup();
-        assert!(ids.len() < 21, "some job ran on a worker that an earlier job used");
+    fn back_to_back_jobs_run_on_the_same_worker() {
+        let _turn = one_at_a_time();
+        let first = job_thread();
+        // With pauses longer than the spin window, so the worker parks in
+        // between and must not take a stale wake-up for its idle timeout.
+        for pause in [0, 0, 1, 0, 2, 0, 5] {
+            std::thread::sleep(Duration::from_millis(pause));
+            assert_eq!(job_thread(), first, "a later job started a new worker");
+        }
     }
 
     #[test]
     #[cfg(target_os = "linux")]
     fn an_idle_worker_exits_after_the_idle_timeout() {
-        let tid = std::sync::Mutex::new(0);
+        let _turn = one_at_a_time();
+        let tid = Mutex::new(0);
         {
             let scope = Scope::new();
             let tid = &tid;
-            scope
-                .spawn("ohua-test-idle".into(), move || *tid.lock().unwrap() = unsafe { libc::gettid() })
-                .expect("spawn");
+            // SAFETY: `gettid` has no preconditions.
+            let job = move || *tid.lock().unwrap() = unsafe { libc::gettid() };
+            scope.spawn("ohua-test-idle".into(), job).expect("spawn");
         }
         let task = format!("/proc/self/task/{}", tid.into_inner().unwrap());
+        std::thread::sleep(IDLE_TIMEOUT / 2);
         assert!(std::path::Path::new(&task).exists(), "the worker waits for more work");
-        // Other tests of this module may reuse the worker for a while.
-        let deadline = std::time::Instant::now() + super::IDLE_TIMEOUT * 4;
+        let deadline = std::time::Instant::now() + IDLE_TIMEOUT * 2;
         while std::path::Path::new(&task).exists() {
-            assert!(std::time::Instant::now() < deadline, "an idle worker outlived {:?}", super::IDLE_TIMEOUT * 4);
-            std::thread::sleep(std::time::Duration::from_millis(100));
+            assert!(std::time::Instant::now() < deadline, "an idle worker outlived {:?}", IDLE_TIMEOUT * 2);
+            std::thread::sleep(Duration::from_millis(100));
         }
     }
 
     #[test]
     fn a_job_that_panics_still_counts_as_finished() {
+        let _turn = one_at_a_time();
         let scope = Scope::new();
         scope.spawn("ohua-test-panic".into(), || panic!("job panics")).expect("spawn");
         drop(scope); // would hang if the panic lost the job's `Finished`
