@@ -7,11 +7,11 @@
 //! queued behind the sections that wait for it, and the run would never
 //! finish. So this pool never makes a job wait: a job goes to an idle worker
 //! or, if none is idle, to a new one. What the pool saves is the thread
-//! itself: spawning and joining one cost about 40 µs per section and run on
-//! the project's VMs (`BENCHMARKS.md`, "Per-call overhead"), more than a
-//! small algorithm's whole run. A worker that stays idle for
-//! [`IDLE_TIMEOUT`] exits, so a process that stops calling algorithms keeps
-//! no threads.
+//! itself: with a thread spawned and joined per section and run, a
+//! two-section call of a small algorithm cost 70-102 µs on the project's
+//! VM, with the pool 6-7 µs (`BENCHMARKS.md`, the `calls` benchmark). A
+//! worker that stays idle for [`IDLE_TIMEOUT`] exits, so a process that
+//! stops calling algorithms keeps no threads.
 //!
 //! Jobs borrow the caller's data, as with `std::thread::scope`: [`Scope`]
 //! erases the borrow's lifetime and waits, in its destructor, until every

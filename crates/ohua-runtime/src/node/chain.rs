@@ -12,7 +12,7 @@
 //!
 //! Semantics are those of the separate operators: each link fires once per
 //! activation in activation order and forwards markers. A panic in a link is
-//! reported with that link's name (see [`blame`]). Firings are the same for
+//! reported with that link's name (see `blame` below). Firings are the same for
 //! every link of a piece; the run report lists the other links as fused into
 //! the first.
 
