@@ -20,17 +20,12 @@
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use super::section::SPIN_WINDOW;
 use crate::sync::process::{Arc, Condvar, Mutex, OnceLock};
 use crate::sync::{thread, Backoff, Parker, Unparker};
 
 /// How long an idle worker waits for a job before it exits.
 pub(crate) const IDLE_TIMEOUT: Duration = Duration::from_secs(5);
-
-/// How long a worker that finished a job, and a caller waiting for its
-/// sections, poll before they sleep. A futex wake-up costs tens of
-/// microseconds on the project's VMs; a program that calls algorithms back to
-/// back hands the next job over within this window.
-const SPIN_WINDOW: Duration = Duration::from_micros(50);
 
 /// The name idle workers carry (a running worker carries its section's name).
 const IDLE_NAME: &str = "ohua-idle";
@@ -157,6 +152,11 @@ enum Idle {
 }
 
 /// Counts a scope's unfinished jobs; the scope's owner waits for zero.
+///
+/// Like crossbeam's `WaitGroup`, plus what it lacks: the owner first polls
+/// the count for [`SPIN_WINDOW`] (the sections of a small run finish within
+/// microseconds of each other, and a condvar wake-up costs tens of them),
+/// the same window a worker polls for its next job.
 #[derive(Default)]
 struct Pending {
     count: AtomicUsize,

@@ -35,8 +35,9 @@ pub(crate) struct Section<'a> {
 /// How long a section keeps polling (spinning, then yielding) after its last
 /// progress before it parks. A parked wake-up costs tens of microseconds on
 /// these VMs; a peer that produces again within this window is picked up
-/// without one.
-const SPIN_WINDOW: Duration = Duration::from_micros(50);
+/// without one. The worker pool (`pool.rs`) polls as long before an idle
+/// worker, or a caller waiting for its sections, goes to sleep.
+pub(super) const SPIN_WINDOW: Duration = Duration::from_micros(50);
 
 impl<'a> Section<'a> {
     /// An empty section stepping operators with `batch` firings per step and

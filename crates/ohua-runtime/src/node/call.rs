@@ -51,17 +51,8 @@ where
     /// (or room on its release port) is not there yet.
     ///
     /// The loop runs on cursors (the ring positions as locals), so per
-    /// firing it costs little more than the user's function call.
-    ///
-    /// Sticky values stay in a local (`held`) from the first data packet of
-    /// the run until an end marker or the end of the run, instead of being
-    /// taken out of and put back into the operator for every firing. The
-    /// round trip through the operator's memory cost a store-forwarding
-    /// stall per firing (a 16-byte load of a value just written as three
-    /// 8-byte stores): the `out.push(x)` of the chain benchmark took as long
-    /// as its twenty stage calls (`BENCHMARKS.md`). A run of data packets
-    /// cannot release a sticky value (only an end marker of its level does),
-    /// so holding it across the run fires exactly as taking it each time.
+    /// firing it costs little more than the user's function call. Sticky
+    /// values are lent to the whole run ([`Lent`]).
     #[inline(always)]
     fn fire_run(&mut self, run: usize) -> usize {
         let Call { inputs, sticky, outputs, f } = self;
@@ -69,30 +60,20 @@ where
             return Self::fire_run_general(inputs, sticky, outputs, f, run);
         };
         let mut input = inputs.cursor();
-        let mut held: Option<S::Values> = None;
+        let mut lent = Lent(None);
         for fired in 0..run {
-            // SAFETY (all cursor calls): the run was sized by the packets
-            // every input holds and the room every output has.
+            // SAFETY (every cursor call below): `run` is at most the packets
+            // every input holds and the room every output has, and each
+            // iteration pops one packet per input and sends one per output.
             match unsafe { input.head() } {
                 Head::Data => {
-                    let values = match held.take() {
-                        Some(values) => values,
-                        None => {
-                            if sticky.ready_for_data() == Ready::Wait {
-                                return fired;
-                            }
-                            sticky.take()
-                        }
-                    };
-                    let args = unsafe { input.pop_data() };
-                    let (values, result) = f(args, values);
-                    held = Some(values);
+                    let Some(values) = lent.take(sticky) else { return fired };
+                    let (values, result) = f(unsafe { input.pop_data() }, values);
+                    lent.keep(values);
                     unsafe { out.send(result) };
                 }
                 Head::End(level) => {
-                    if let Some(values) = held.take() {
-                        sticky.put(values);
-                    }
+                    lent.give_back(sticky);
                     if sticky.ready_for_end(level) == Ready::Wait {
                         return fired;
                     }
@@ -103,26 +84,24 @@ where
                 Head::Empty | Head::Closed => unreachable!("a cursor head always holds a packet"),
             }
         }
-        if let Some(values) = held {
-            sticky.put(values);
-        }
+        lent.give_back(sticky);
         run
     }
 
+    /// [`Call::fire_run`] through the ports (fan-out outputs, gone consumers).
     #[inline(never)]
     fn fire_run_general(inputs: &mut I, sticky: &mut S, outputs: &mut O, f: &mut F, run: usize) -> usize {
+        let mut lent = Lent(None);
         for fired in 0..run {
             match inputs.head() {
                 Head::Data => {
-                    if sticky.ready_for_data() == Ready::Wait {
-                        return fired;
-                    }
-                    let held = sticky.take();
-                    let (held, result) = f(inputs.pop_data(), held);
-                    sticky.put(held);
+                    let Some(values) = lent.take(sticky) else { return fired };
+                    let (values, result) = f(inputs.pop_data(), values);
+                    lent.keep(values);
                     outputs.send(result);
                 }
                 Head::End(level) => {
+                    lent.give_back(sticky);
                     if sticky.ready_for_end(level) == Ready::Wait {
                         return fired;
                     }
@@ -133,7 +112,47 @@ where
                 Head::Empty | Head::Closed => unreachable!("a run covers available packets only"),
             }
         }
+        lent.give_back(sticky);
         run
+    }
+}
+
+/// Sticky values lent to a run of firings: taken from the operator at the
+/// first data packet and kept in a local until an end marker or the end of
+/// the run, instead of being taken out and put back for every firing.
+///
+/// The put-back and the next take went through the operator's memory and
+/// cost a store-forwarding stall per firing (a 16-byte load of a value just
+/// written as three 8-byte stores): the `out.push(x)` of the chain benchmark
+/// took as long as its twenty stage calls (`BENCHMARKS.md`). A run of data
+/// packets cannot release a sticky value (only an end marker of its level
+/// does), so lending it to the run fires exactly as taking it each time.
+struct Lent<V>(Option<V>);
+
+impl<V> Lent<V> {
+    /// The values for the next firing, or `None` if a sticky input has no
+    /// value yet (the run stops there).
+    #[inline(always)]
+    fn take<S: StickySet<Values = V>>(&mut self, sticky: &mut S) -> Option<V> {
+        if let Some(values) = self.0.take() {
+            return Some(values);
+        }
+        (sticky.ready_for_data() == Ready::Yes).then(|| sticky.take())
+    }
+
+    /// The values after a firing, for the next one.
+    #[inline(always)]
+    fn keep(&mut self, values: V) {
+        self.0 = Some(values);
+    }
+
+    /// Return the values to the operator (before an end marker, which may
+    /// release them, and at the end of the run).
+    #[inline(always)]
+    fn give_back<S: StickySet<Values = V>>(&mut self, sticky: &mut S) {
+        if let Some(values) = self.0.take() {
+            sticky.put(values);
+        }
     }
 }
 
@@ -205,66 +224,78 @@ mod tests {
     /// A loop body `log.push(x)` on a state object `log` from the level
     /// above: the state is a sticky input released at every `End(0)`.
     /// Returns the data sender, the state sender, the operator and the
-    /// receivers of its (unit) results and of the released states.
+    /// receivers of its (unit) results and of the released states. With
+    /// `fan_out` the results also go to a second consumer, so the operator
+    /// fires through its ports instead of cursors (`fire_run_general`).
     #[allow(clippy::type_complexity)]
-    fn push_into_state() -> (Sender<u32>, Sender<Vec<u32>>, impl Node, Receiver<()>, Receiver<Vec<u32>>) {
+    fn push_into_state(fan_out: bool) -> (Sender<u32>, Sender<Vec<u32>>, impl Node, Receiver<()>, Receiver<Vec<u32>>) {
         let (data_tx, data_rx) = channel::<u32>(16, None, None);
         let (state_tx, state_rx) = channel::<Vec<u32>>(4, None, None);
         let (out_tx, out_rx) = channel::<()>(16, None, None);
         let (release_tx, release_rx) = channel::<Vec<u32>>(4, None, None);
         let sticky = (Sticky::new(In::new(state_rx), 0, Out::new(vec![release_tx])),);
-        let node = Call::new(
-            (In::new(data_rx),),
-            sticky,
-            (Out::new(vec![out_tx]),),
-            |(x,): (u32,), (mut log,): (Vec<u32>,)| {
-                log.push(x);
-                ((log,), ((),))
-            },
-        );
+        let results = if fan_out {
+            Out::fanout(vec![out_tx, channel::<()>(16, None, None).0], |v: &()| *v)
+        } else {
+            Out::new(vec![out_tx])
+        };
+        let node = Call::new((In::new(data_rx),), sticky, (results,), |(x,): (u32,), (mut log,): (Vec<u32>,)| {
+            log.push(x);
+            ((log,), ((),))
+        });
         (data_tx, state_tx, node, out_rx, release_rx)
     }
 
+    /// Both ways a call fires: cursors (one consumer per output) and ports
+    /// (a fanned-out output).
+    const PATHS: [bool; 2] = [false, true];
+
     #[test]
     fn a_run_that_crosses_activations_releases_each_state_with_its_own_items() {
-        let (mut data, mut state, mut node, mut out, mut released) = push_into_state();
-        // Two activations in one run: the held state must go back to the
-        // operator at the first `End(0)` and be released before the second
-        // state is taken.
-        send(&mut data, [Packet::Data(1), Packet::Data(2), Packet::End(0), Packet::Data(3), Packet::End(0)]);
-        send(&mut state, [Packet::Data(vec![]), Packet::Data(vec![7])]);
-        assert_eq!(node.step(64), Step::Progress(5));
-        node.flush();
-        assert_eq!(drain(&mut released), vec![Packet::Data(vec![1, 2]), Packet::Data(vec![7, 3])]);
-        assert_eq!(drain(&mut out).len(), 5, "three results and two markers");
+        for fan_out in PATHS {
+            let (mut data, mut state, mut node, mut out, mut released) = push_into_state(fan_out);
+            // Two activations in one run: the lent state must go back to the
+            // operator at the first `End(0)` and be released before the
+            // second state is taken.
+            send(&mut data, [Packet::Data(1), Packet::Data(2), Packet::End(0), Packet::Data(3), Packet::End(0)]);
+            send(&mut state, [Packet::Data(vec![]), Packet::Data(vec![7])]);
+            assert_eq!(node.step(64), Step::Progress(5), "fan_out {fan_out}");
+            node.flush();
+            assert_eq!(drain(&mut released), vec![Packet::Data(vec![1, 2]), Packet::Data(vec![7, 3])]);
+            assert_eq!(drain(&mut out).len(), 5, "three results and two markers");
+        }
     }
 
     #[test]
     fn a_run_stops_where_the_next_state_has_not_arrived_and_resumes_later() {
-        let (mut data, mut state, mut node, _out, mut released) = push_into_state();
-        send(&mut data, [Packet::Data(1), Packet::End(0), Packet::Data(2), Packet::Data(3), Packet::End(0)]);
-        send(&mut state, [Packet::Data(vec![10])]);
-        assert_eq!(node.step(64), Step::Progress(2), "waits for the second activation's state");
-        node.flush();
-        assert_eq!(drain(&mut released), vec![Packet::Data(vec![10, 1])]);
-        send(&mut state, [Packet::Data(vec![20])]);
-        assert_eq!(node.step(64), Step::Progress(3));
-        node.flush();
-        assert_eq!(drain(&mut released), vec![Packet::Data(vec![20, 2, 3])]);
+        for fan_out in PATHS {
+            let (mut data, mut state, mut node, _out, mut released) = push_into_state(fan_out);
+            send(&mut data, [Packet::Data(1), Packet::End(0), Packet::Data(2), Packet::Data(3), Packet::End(0)]);
+            send(&mut state, [Packet::Data(vec![10])]);
+            assert_eq!(node.step(64), Step::Progress(2), "waits for the second activation's state");
+            node.flush();
+            assert_eq!(drain(&mut released), vec![Packet::Data(vec![10, 1])]);
+            send(&mut state, [Packet::Data(vec![20])]);
+            assert_eq!(node.step(64), Step::Progress(3), "fan_out {fan_out}");
+            node.flush();
+            assert_eq!(drain(&mut released), vec![Packet::Data(vec![20, 2, 3])]);
+        }
     }
 
     #[test]
-    fn a_state_held_across_steps_stays_with_the_operator_between_them() {
-        let (mut data, mut state, mut node, _out, mut released) = push_into_state();
-        send(&mut state, [Packet::Data(vec![])]);
-        // Budgets of one: every firing is its own run.
-        for x in 1..=3 {
-            send(&mut data, [Packet::Data(x)]);
+    fn a_state_lent_to_a_run_is_back_with_the_operator_between_steps() {
+        for fan_out in PATHS {
+            let (mut data, mut state, mut node, _out, mut released) = push_into_state(fan_out);
+            send(&mut state, [Packet::Data(vec![])]);
+            // Budgets of one: every firing is its own run.
+            for x in 1..=3 {
+                send(&mut data, [Packet::Data(x)]);
+                assert_eq!(node.step(1), Step::Progress(1), "fan_out {fan_out}");
+            }
+            send(&mut data, [Packet::End(0)]);
             assert_eq!(node.step(1), Step::Progress(1));
+            node.flush();
+            assert_eq!(drain(&mut released), vec![Packet::Data(vec![1, 2, 3])]);
         }
-        send(&mut data, [Packet::End(0)]);
-        assert_eq!(node.step(1), Step::Progress(1));
-        node.flush();
-        assert_eq!(drain(&mut released), vec![Packet::Data(vec![1, 2, 3])]);
     }
 }
