@@ -1,5 +1,5 @@
 //! The runtime side of the contract, observed through algorithms: panics
-//! propagate with the operator's name, long streams through tiny arcs do not
+//! propagate with their original payload, long streams through tiny arcs do not
 //! deadlock, and a blocked operator stalls only its own section.
 
 use std::sync::mpsc;
@@ -38,17 +38,58 @@ fn may_panic(xs: Vec<u64>) -> Vec<u64> {
 }
 
 #[test]
-fn a_panic_is_reraised_in_the_caller_with_the_operator_name() {
+fn a_panic_is_reraised_in_the_caller_with_its_original_payload() {
+    let sequential = std::panic::catch_unwind(|| ohua::sequential(|| may_panic((0..10_000).collect()))).unwrap_err();
+    let expected = sequential.downcast_ref::<String>().cloned().expect("a String payload");
     for (name, d) in ohua_conformance::deployments() {
-        let err = within(60, move || {
-            std::panic::catch_unwind(|| ohua::with_deployment(d, || may_panic((0..10_000).collect()))).unwrap_err()
+        let (msg, op) = within(60, move || {
+            let err =
+                std::panic::catch_unwind(|| ohua::with_deployment(d, || may_panic((0..10_000).collect()))).unwrap_err();
+            (err.downcast_ref::<String>().cloned(), ohua::last_operator_panic())
         });
-        let msg = err.downcast_ref::<String>().cloned().unwrap_or_default();
-        assert!(msg.contains("may_panic/fragile#"), "{name}: message lacks the operator name: {msg}");
-        assert!(msg.contains("item 777 is cursed"), "{name}: message lacks the original message: {msg}");
+        assert_eq!(msg.as_ref(), Some(&expected), "{name}: the payload differs from sequential execution");
+        let op = op.expect("the operator is recorded");
+        assert_eq!(op.algorithm, "may_panic");
+        assert!(op.operator.starts_with("may_panic/fragile#"), "{name}: {op:?}");
     }
     // The graph is torn down: the same algorithm runs fine afterwards.
     assert_eq!(may_panic(vec![1, 2]), vec![2, 3]);
+}
+
+/// A typed panic payload, as `std::panic::panic_any` raises it.
+#[derive(Debug, Clone, PartialEq)]
+struct Rejected {
+    item: u64,
+}
+
+fn picky(x: u64) -> u64 {
+    if x == 4_321 {
+        std::panic::panic_any(Rejected { item: x });
+    }
+    x * 2
+}
+
+#[algorithm]
+fn picky_sum(xs: Vec<u64>) -> u64 {
+    let mut total = 0;
+    for x in xs {
+        let y = picky(x);
+        total += y;
+    }
+    total
+}
+
+#[test]
+fn a_typed_panic_payload_downcasts_as_in_sequential_execution() {
+    let caught = |r: std::thread::Result<u64>| r.unwrap_err().downcast::<Rejected>().map(|b| *b).ok();
+    let expected = caught(std::panic::catch_unwind(|| ohua::sequential(|| picky_sum((0..10_000).collect()))));
+    assert_eq!(expected, Some(Rejected { item: 4_321 }));
+    for (name, d) in ohua_conformance::deployments() {
+        let got = within(60, move || {
+            caught(std::panic::catch_unwind(|| ohua::with_deployment(d, || picky_sum((0..10_000).collect()))))
+        });
+        assert_eq!(got, expected, "{name}");
+    }
 }
 
 fn s1(x: u64) -> u64 {

@@ -6,7 +6,7 @@
 //! options into every section thread it spawns, so an operator that itself
 //! runs an algorithm (a nested run) sees the same options as the caller.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 
 use crate::deploy::Deployment;
 use crate::report::RunReport;
@@ -28,6 +28,41 @@ pub(crate) struct Options {
 
 thread_local! {
     static OPTIONS: RefCell<Options> = RefCell::new(Options::default());
+    static LAST_PANIC: Cell<Option<OperatorPanic>> = const { Cell::new(None) };
+}
+
+/// Which operator panicked in a run whose panic reached this thread.
+///
+/// A panic inside an operator is re-raised in the caller with its original
+/// payload, exactly as sequential execution would raise it. The operator's
+/// name travels separately: on stderr, in the run's
+/// [`RunReport::panicked`](crate::report::RunReport::panicked), and here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OperatorPanic {
+    /// The algorithm whose run panicked.
+    pub algorithm: &'static str,
+    /// The operator that panicked (`algorithm/function#callsite`).
+    pub operator: &'static str,
+}
+
+/// The operator behind the most recent operator panic re-raised on this
+/// thread by an algorithm run, if any. It stays set until the next such
+/// panic replaces it; runs that succeed leave it alone.
+///
+/// # Example
+///
+/// ```
+/// use ohua_runtime::context::last_operator_panic;
+/// // No algorithm has panicked on this thread.
+/// assert_eq!(last_operator_panic(), None);
+/// ```
+pub fn last_operator_panic() -> Option<OperatorPanic> {
+    LAST_PANIC.with(Cell::get)
+}
+
+/// Remember `p` as this thread's [`last_operator_panic`].
+pub(crate) fn set_last_operator_panic(p: OperatorPanic) {
+    LAST_PANIC.with(|c| c.set(Some(p)));
 }
 
 /// Restores the options it saved when dropped, so scopes nest and survive panics.

@@ -1,4 +1,5 @@
-//! Operator panics reach the caller, named, after every section shut down.
+//! Operator panics reach the caller with their original payload, after every
+//! section shut down; the operator is named by `last_operator_panic`.
 //!
 //! This binary's tests are the only users of the `boom` graph, so counting
 //! threads named `ohua-boom-*` is not disturbed by concurrent tests.
@@ -10,7 +11,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use common::graphs::{run_pipeline, BOOM, PIPE};
 use common::nodes::{Count, Map, Sink};
 use common::{expect_panic, thread_names, watchdog};
-use ohua_runtime::context::with_deployment;
+use ohua_runtime::context::{last_operator_panic, with_deployment, OperatorPanic};
 use ohua_runtime::deploy::{Deployment, SectionStrategy};
 use ohua_runtime::exec::{execute, ResultSlot};
 use ohua_runtime::node::{Node, Step};
@@ -24,7 +25,7 @@ fn boom_threads() -> usize {
 }
 
 #[test]
-fn a_panicking_operator_aborts_the_run_and_is_reraised_by_name() {
+fn a_panicking_operator_aborts_the_run_and_its_payload_is_reraised() {
     let strategies = [
         SectionStrategy::Single,
         SectionStrategy::PerOperator,
@@ -46,7 +47,9 @@ fn a_panicking_operator_aborts_the_run_and_is_reraised_by_name() {
                     })
                 })
             });
-            assert_eq!(msg, "ohua operator `boom/explode#2` panicked: boom at 500", "{label}");
+            assert_eq!(msg, "boom at 500", "{label}: the original message, unchanged");
+            let named = OperatorPanic { algorithm: "boom", operator: "boom/explode#2" };
+            assert_eq!(last_operator_panic(), Some(named), "{label}");
             // `execute` returned, so every section has finished and its
             // worker went back to the pool (renamed `ohua-idle`).
             assert_eq!(boom_threads(), 0, "{label}: a section still running after the run");
@@ -57,12 +60,19 @@ fn a_panicking_operator_aborts_the_run_and_is_reraised_by_name() {
 }
 
 #[test]
-fn non_string_payloads_are_named_box_dyn_any() {
+fn non_string_payloads_reach_the_caller_unchanged() {
+    #[derive(Debug, PartialEq)]
+    struct MyError(u32);
     let d = Deployment { workers: 2, sections: SectionStrategy::PerOperator, ..Deployment::default() };
-    let msg = watchdog(60, move || {
-        expect_panic(|| with_deployment(d, || run_pipeline(&PIPE, 10, |_| std::panic::panic_any(42_u32))))
+    let (payload, named) = watchdog(60, move || {
+        let payload = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            with_deployment(d, || run_pipeline(&PIPE, 10, |_| std::panic::panic_any(MyError(42))))
+        }))
+        .expect_err("the run panics");
+        (payload.downcast::<MyError>().ok(), last_operator_panic())
     });
-    assert_eq!(msg, "ohua operator `pipe/inc#2` panicked: Box<dyn Any>");
+    assert_eq!(payload.as_deref(), Some(&MyError(42)));
+    assert_eq!(named.map(|p| p.operator), Some("pipe/inc#2"));
 }
 
 #[test]
@@ -137,8 +147,8 @@ impl Drop for DropBomb {
 #[test]
 fn a_panicking_destructor_is_an_operator_panic() {
     let d = Deployment { workers: 2, sections: SectionStrategy::PerOperator, ..Deployment::default() };
-    let msg = watchdog(60, move || {
-        expect_panic(|| {
+    let (msg, named) = watchdog(60, move || {
+        let msg = expect_panic(|| {
             with_deployment(d, || {
                 execute(&PIPE, |b| {
                     let (t0, r0) = b.arc(0);
@@ -154,7 +164,9 @@ fn a_panicking_destructor_is_an_operator_panic() {
                     slot
                 })
             })
-        })
+        });
+        (msg, last_operator_panic())
     });
-    assert_eq!(msg, "ohua operator `pipe/count#0` panicked: drop failed");
+    assert_eq!(msg, "drop failed");
+    assert_eq!(named.map(|p| p.operator), Some("pipe/count#0"));
 }

@@ -38,7 +38,9 @@
 #![warn(missing_docs)]
 
 pub use ohua_macros::algorithm;
-pub use ohua_runtime::context::{is_sequential, profile, sequential, with_deployment};
+pub use ohua_runtime::context::{
+    is_sequential, last_operator_panic, profile, sequential, with_deployment, OperatorPanic,
+};
 pub use ohua_runtime::deploy::{Deployment, SectionRule, SectionStrategy};
 pub use ohua_runtime::report::{to_dot, NodeStats, RunReport};
 

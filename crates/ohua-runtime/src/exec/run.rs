@@ -25,9 +25,12 @@ use crate::sync::{Arc, Parker, SleepFlag, Waker};
 ///
 /// # Panics
 ///
-/// * If an operator panics, the run is aborted and the panic is re-raised
-///   here with [`std::panic::resume_unwind`] and a `String` payload
-///   ``ohua operator `<name>` panicked: <original message>``.
+/// * If an operator panics, the run is aborted and, once every section has
+///   stopped, the operator's original payload is re-raised here with
+///   [`std::panic::resume_unwind`], as sequential execution would raise it.
+///   The operator's name is printed to stderr, recorded in the run report
+///   ([`RunReport::panicked`](crate::report::RunReport::panicked)) and
+///   available from [`context::last_operator_panic`].
 /// * If the deployment configuration (`OHUA_CONFIG` file or `OHUA_*`
 ///   variables) is invalid; the message names the file or variable.
 /// * If `build` installed no operator for some node, or created an arc or
@@ -64,7 +67,8 @@ pub fn execute<'a, R: Send + 'a>(
     let shared = RunShared::new(wakers);
     let start = Instant::now();
     let counters = run_sections(graph, sections, &shared, &opts);
-    let report = make_report(graph, plan, start.elapsed(), counters, &fused_into, shared.section_stats());
+    let mut report = make_report(graph, plan, start.elapsed(), counters, &fused_into, shared.section_stats());
+    report.panicked = shared.panicked_operator();
     publish(&opts, graph, &report);
     if !shared.aborted() {
         let busy: Vec<_> = report.nodes.iter().map(|n| n.busy).collect();
@@ -72,8 +76,12 @@ pub fn execute<'a, R: Send + 'a>(
     }
 
     match shared.take_failure() {
-        Some(Failure::Operator { name, message }) => {
-            std::panic::resume_unwind(Box::new(format!("ohua operator `{name}` panicked: {message}")))
+        Some(Failure::Operator { name, payload }) => {
+            // The payload goes back unchanged, as sequential code would raise
+            // it; the operator's name goes to stderr and the thread's record.
+            eprintln!("ohua: operator `{name}` of algorithm `{}` panicked; re-raising its panic", graph.algorithm);
+            context::set_last_operator_panic(context::OperatorPanic { algorithm: graph.algorithm, operator: name });
+            std::panic::resume_unwind(payload)
         }
         Some(Failure::Runtime(msg)) => {
             panic!("ohua: run of algorithm `{}` failed: {msg}", graph.algorithm)

@@ -5,7 +5,7 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::{Duration, Instant};
 
-use super::shared::{panic_message, Failure, RunShared};
+use super::shared::{Failure, RunShared};
 pub(crate) use super::timing::Counters;
 use super::timing::{Sampler, StepClock};
 use crate::graph::GraphInfo;
@@ -148,7 +148,7 @@ impl<'a> Section<'a> {
                     // A fused piece names the link that panicked.
                     let id = crate::node::chain::take_blamed().unwrap_or(task.id);
                     let name = graph.nodes[id].name;
-                    shared.fail(Failure::Operator { name, message: panic_message(&*payload) });
+                    shared.fail(Failure::Operator { name, payload });
                     // Not idle: go straight to the abort check.
                     return true;
                 }
@@ -191,7 +191,7 @@ fn drop_node(task: &mut Task<'_>, shared: &RunShared, graph: &GraphInfo) {
     if let Some(node) = task.node.take() {
         if let Err(payload) = catch_unwind(AssertUnwindSafe(move || drop(node))) {
             let name = graph.nodes[task.id].name;
-            shared.fail(Failure::Operator { name, message: panic_message(&*payload) });
+            shared.fail(Failure::Operator { name, payload });
         }
     }
 }

@@ -7,14 +7,15 @@ use crate::report::SectionStats;
 use crate::sync::{AtomicBool, Mutex, Ordering, Waker};
 
 /// Why a run was aborted. The first failure wins; later ones are consequences.
-#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Failure {
     /// An operator panicked (in `step`, `flush` or its destructor).
     Operator {
         /// The operator's name from the graph.
         name: &'static str,
-        /// The panic payload as text.
-        message: String,
+        /// The original panic payload, re-raised unchanged in the caller
+        /// (as `JoinHandle::join` and rayon do), so code that downcasts it
+        /// behaves as with sequential execution.
+        payload: Box<dyn Any + Send>,
     },
     /// The runtime itself failed (a thread could not be spawned).
     Runtime(String),
@@ -58,7 +59,6 @@ impl RunShared {
         }
     }
 
-    /// The first failure, if any (taken after all sections joined).
     /// Record how section `index` waited.
     pub(crate) fn record_section(&self, index: usize, stats: SectionStats) {
         if let Some(s) = self.sections.lock().unwrap_or_else(|e| e.into_inner()).get_mut(index) {
@@ -71,6 +71,15 @@ impl RunShared {
         self.sections.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
+    /// The operator whose panic aborted the run, if one did.
+    pub(crate) fn panicked_operator(&self) -> Option<&'static str> {
+        match &*self.failure.lock().unwrap_or_else(|e| e.into_inner()) {
+            Some(Failure::Operator { name, .. }) => Some(name),
+            _ => None,
+        }
+    }
+
+    /// The first failure, if any (taken after all sections joined).
     pub(crate) fn take_failure(&self) -> Option<Failure> {
         self.failure.lock().unwrap_or_else(|e| e.into_inner()).take()
     }

@@ -24,6 +24,7 @@ use crate::deploy::Plan;
 /// use ohua_runtime::deploy::Plan;
 /// let r = RunReport {
 ///     section_stats: vec![],
+///     panicked: None,
 ///     algorithm: "demo",
 ///     sections: 1,
 ///     wall: Duration::from_millis(10),
@@ -51,6 +52,9 @@ pub struct RunReport {
     pub plan: Plan,
     /// One entry per section, indexed by section number.
     pub section_stats: Vec<SectionStats>,
+    /// The operator whose panic aborted the run, if one did. The panic
+    /// itself is re-raised in the caller with its original payload.
+    pub panicked: Option<&'static str>,
 }
 
 /// How one section spent its time waiting.

@@ -14,6 +14,9 @@ impl fmt::Display for RunReport {
             "ohua run `{}`: {} section(s), wall {:.3} ms, batch {}, arc capacity {}",
             self.algorithm, self.sections, wall_ms, self.plan.batch_size, self.plan.cross_capacity
         )?;
+        if let Some(op) = self.panicked {
+            writeln!(f, "aborted: operator `{op}` panicked")?;
+        }
         for (k, s) in self.section_stats.iter().enumerate() {
             writeln!(f, "section {k}: parked {} times, {:.3} ms", s.parks, s.parked.as_secs_f64() * 1e3)?;
         }
@@ -71,6 +74,7 @@ mod tests {
     fn rows_are_sorted_by_busy_time_and_aligned() {
         let r = RunReport {
             section_stats: vec![],
+            panicked: None,
             algorithm: "t",
             sections: 1,
             wall: Duration::from_millis(100),
