@@ -11,8 +11,11 @@
 //! shutdown and abort protocols are described in this folder's `README.md`.
 
 mod builder;
+mod handover;
+mod monitor;
 mod observe;
 mod pool;
+mod rescue;
 mod run;
 mod section;
 mod shared;
@@ -23,4 +26,5 @@ mod timing;
 pub use builder::Builder;
 pub use observe::{OHUA_DOT, OHUA_REPORT};
 pub use run::execute;
+pub(crate) use section::before_blocking;
 pub use slot::ResultSlot;

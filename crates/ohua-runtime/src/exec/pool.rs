@@ -212,8 +212,10 @@ impl<'a> Scope<'a> {
     }
 }
 
-impl Drop for Scope<'_> {
-    fn drop(&mut self) {
+impl Scope<'_> {
+    /// Wait until every job started so far, and every job those jobs (or
+    /// the monitor, for a job's section) start meanwhile, has finished.
+    pub(crate) fn wait(&self) {
         let done = || self.pending.count.load(Ordering::Acquire) == 0;
         if spin_until(SPIN_WINDOW, done) {
             return;
@@ -222,6 +224,12 @@ impl Drop for Scope<'_> {
         while !done() {
             guard = self.pending.zero.wait(guard).unwrap_or_else(|e| e.into_inner());
         }
+    }
+}
+
+impl Drop for Scope<'_> {
+    fn drop(&mut self) {
+        self.wait();
     }
 }
 

@@ -66,7 +66,8 @@ pub fn execute<'a, R: Send + 'a>(
 
     let shared = RunShared::new(wakers);
     let start = Instant::now();
-    let counters = run_sections(graph, sections, &shared, &opts);
+    let counters = run_sections(graph, &sections, &shared, &opts);
+    drop(sections);
     let mut report = make_report(graph, plan, start.elapsed(), counters, &fused_into, shared.section_stats());
     report.panicked = shared.panicked_operator();
     publish(&opts, graph, &report);

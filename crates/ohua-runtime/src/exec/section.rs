@@ -1,36 +1,86 @@
-//! One section: a group of operators stepped in a loop on one thread.
+//! One section: a group of operators stepped in a loop by one thread at a
+//! time, its *driver*.
 //!
-//! See `README.md` in this folder for the sleep/wake and abort protocols.
+//! Normally one thread drives a section from start to end. If an operator
+//! blocks inside its step, the monitor hands the section to a new driver
+//! and the stuck thread keeps only that operator until its step returns
+//! (`rescue.rs`, `handover.rs`). See `README.md` in this folder for the
+//! sleep/wake, rescue and abort protocols.
 
+use std::cell::{Cell, UnsafeCell};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::{Duration, Instant};
 
+use super::rescue::{still_driver, Beat};
 use super::shared::{Failure, RunShared};
 pub(crate) use super::timing::Counters;
 use super::timing::{Sampler, StepClock};
 use crate::graph::GraphInfo;
 use crate::node::{Node, Step};
 use crate::report::SectionStats;
-use crate::sync::{Arc, Backoff, Parker, SleepFlag};
+use crate::sync::process::Mutex as ProcessMutex;
+use crate::sync::{Arc, AtomicBool, AtomicU64, AtomicUsize, Backoff, Ordering, Parker, SleepFlag, Waker};
 
 /// An operator and its counters; `node` is `None` once it is done.
-struct Task<'a> {
-    id: usize,
-    node: Option<Box<dyn Node + 'a>>,
-    counters: Counters,
+pub(super) struct Task<'a> {
+    pub(super) node: Option<Box<dyn Node + 'a>>,
+    pub(super) counters: Counters,
 }
 
-/// The operators of one section, in topological order, and its parker.
+/// A task as the section holds it. The driver owns every task that is not
+/// `pinned`; a pinned task belongs to the thread stuck in its step.
+pub(super) struct Slot<'a> {
+    pub(super) id: usize,
+    pub(super) pinned: AtomicBool,
+    pub(super) task: UnsafeCell<Task<'a>>,
+}
+
+/// What only the current driver touches.
+pub(super) struct Own {
+    pub(super) parker: Parker,
+    pub(super) stats: SectionStats,
+    /// Which steps to time (`timing.rs`).
+    pub(super) sampler: Sampler,
+}
+
+/// Who is in the section; changed only under the section's lock.
+pub(super) struct Ctl {
+    /// A thread drives the section (false once it left, or before a
+    /// rescued section has its new driver).
+    pub(super) driving: bool,
+    /// The current driver's id (also in `Section::driver`).
+    pub(super) driver: u64,
+    pub(super) last_id: u64,
+    /// The current driver's heartbeat.
+    pub(super) beat: std::sync::Arc<Beat>,
+    /// The beat the monitor saw at its last tick.
+    pub(super) seen: u64,
+    /// Threads inside: the driver and the stuck ones.
+    pub(super) threads: usize,
+    /// Tasks pinned to stuck threads.
+    pub(super) pinned: usize,
+}
+
+/// The operators of one section, in topological order, and how it sleeps.
 pub(crate) struct Section<'a> {
-    index: usize,
-    tasks: Vec<Task<'a>>,
-    parker: Parker,
+    pub(super) index: usize,
+    pub(super) tasks: Vec<Slot<'a>>,
+    pub(super) waker: Waker,
     flag: Arc<SleepFlag>,
     batch: usize,
-    stats: SectionStats,
-    /// Which steps to time (`timing.rs`).
-    sampler: Sampler,
+    pub(super) own: UnsafeCell<Own>,
+    /// The current driver's id, read after every step (`rescue.rs`).
+    pub(super) driver: AtomicU64,
+    /// Tasks whose operator is not done yet.
+    pub(super) live: AtomicUsize,
+    pub(super) ctl: ProcessMutex<Ctl>,
 }
+
+// SAFETY: the cells are handed between threads by the rescue protocol:
+// `own` and every unpinned task belong to the current driver alone, a pinned
+// task to the thread stuck in its step (README.md, "Rescue"; the loom model
+// in `rescue.rs`). Operators are `Send`.
+unsafe impl Sync for Section<'_> {}
 
 /// How long a section keeps polling (spinning, then yielding) after its last
 /// progress before it parks. A parked wake-up costs tens of microseconds on
@@ -39,142 +89,228 @@ pub(crate) struct Section<'a> {
 /// worker, or a caller waiting for its sections, goes to sleep.
 pub(super) const SPIN_WINDOW: Duration = Duration::from_micros(50);
 
+/// The first driver's id.
+pub(super) const FIRST_DRIVER: u64 = 1;
+
+/// What one pass over the operators came to.
+pub(super) enum Pass {
+    Progress,
+    Idle,
+    /// No operator is left.
+    Finished,
+    /// This thread was replaced while stuck in a step and has left.
+    Left,
+    /// This thread was replaced, and drives again under a new id (nobody
+    /// else did when its step returned).
+    Rejoined(u64, std::sync::Arc<Beat>),
+}
+
+/// Where counters of finished sections go.
+pub(crate) type CounterSink = ProcessMutex<Vec<(usize, Counters)>>;
+
 impl<'a> Section<'a> {
     /// An empty section stepping operators with `batch` firings per step and
     /// sleeping on `parker` (whose unparker the section's arcs hold).
     pub(crate) fn new(index: usize, parker: Parker, flag: Arc<SleepFlag>, batch: usize) -> Self {
+        let beat = std::sync::Arc::new(Beat::new());
+        let ctl =
+            Ctl { driving: true, driver: FIRST_DRIVER, last_id: FIRST_DRIVER, beat, seen: 0, threads: 1, pinned: 0 };
         Section {
             index,
             tasks: Vec::new(),
-            parker,
+            waker: Waker::new(flag.clone()),
             flag,
             batch,
-            stats: SectionStats::default(),
-            sampler: Sampler::new(index),
+            own: UnsafeCell::new(Own { parker, stats: SectionStats::default(), sampler: Sampler::new(index) }),
+            driver: AtomicU64::new(FIRST_DRIVER),
+            live: AtomicUsize::new(0),
+            ctl: ProcessMutex::new(ctl),
         }
     }
 
     /// Append node `id`; nodes run in the order they are added.
     pub(crate) fn push(&mut self, id: usize, node: Box<dyn Node + 'a>) {
-        self.tasks.push(Task { id, node: Some(node), counters: Counters::default() });
+        let task = Task { node: Some(node), counters: Counters::default() };
+        self.tasks.push(Slot { id, pinned: AtomicBool::new(false), task: UnsafeCell::new(task) });
+        *self.live.get_mut() += 1;
     }
 
-    /// Step the operators until all are done or the run is aborted.
-    /// Returns each operator's counters by node id.
-    pub(crate) fn run(mut self, shared: &RunShared, graph: &GraphInfo) -> Vec<(usize, Counters)> {
+    /// Drive the section from its start until all operators are done or the
+    /// run is aborted (or a rescue took it over: then it returns when this
+    /// thread's stuck step has). The last thread out stores every
+    /// operator's counters in `out`.
+    pub(crate) fn run(&self, shared: &RunShared, graph: &GraphInfo, out: &CounterSink) {
+        let beat = self.ctl.lock().unwrap_or_else(|e| e.into_inner()).beat.clone();
+        self.drive(FIRST_DRIVER, beat, shared, graph, out);
+    }
+
+    /// Step the operators as driver `me` (beating on `beat`).
+    pub(super) fn drive(
+        &self,
+        mut me: u64,
+        mut beat: std::sync::Arc<Beat>,
+        shared: &RunShared,
+        graph: &GraphInfo,
+        out: &CounterSink,
+    ) {
+        let _hook = BlockingHook::install(&self.waker);
         let backoff = Backoff::new();
         let stall_dump = stall_dump_after();
-        let mut live = self.tasks.len();
         let mut idle_since: Option<Instant> = None;
-        while live > 0 {
+        let mut seq = 0;
+        loop {
             if shared.aborted() {
-                break;
+                return self.retire(shared, graph, out);
             }
-            if self.pass(shared, graph, &mut live) {
-                backoff.reset();
-                idle_since = None;
-                continue;
-            }
-            let since = *idle_since.get_or_insert_with(Instant::now);
-            if !backoff.is_completed() || since.elapsed() < SPIN_WINDOW {
-                // Spin, then yield, re-running the pass each time: a peer
-                // that is merely slower is cheaper to wait for than a park.
-                backoff.snooze();
-                continue;
-            }
-            // Announce the sleep, then look once more (operators and abort):
-            // a waker either sees the announcement or its push is seen here.
-            self.flag.going_to_sleep();
-            if shared.aborted() || self.pass(shared, graph, &mut live) {
-                self.flag.awake();
-                backoff.reset();
-                idle_since = None;
-                continue;
-            }
-            let start = Instant::now();
-            match stall_dump {
-                None => self.parker.park(),
-                Some(after) => {
-                    self.parker.park_timeout(after);
-                    if start.elapsed() >= after {
-                        eprintln!("{}", self.describe(graph));
-                    }
+            let mut outcome = self.pass(me, &beat, &mut seq, shared, graph);
+            if let Pass::Idle = outcome {
+                let since = *idle_since.get_or_insert_with(Instant::now);
+                if !backoff.is_completed() || since.elapsed() < SPIN_WINDOW {
+                    // Spin, then yield, re-running the pass each time: a peer
+                    // that is merely slower is cheaper to wait for than a park.
+                    backoff.snooze();
+                    continue;
+                }
+                // Announce the sleep, then look once more (operators, abort,
+                // pinned tasks): a waker either sees the announcement or its
+                // push is seen here.
+                self.flag.going_to_sleep();
+                outcome = if shared.aborted() { Pass::Progress } else { self.pass(me, &beat, &mut seq, shared, graph) };
+                if let Pass::Idle = outcome {
+                    self.park(stall_dump, graph);
+                }
+                // A thread that left must not touch the flag: the new
+                // driver may be about to park on it.
+                if !matches!(outcome, Pass::Left) {
+                    self.flag.awake();
                 }
             }
-            self.flag.awake();
-            self.stats.parks += 1;
-            self.stats.parked += start.elapsed();
-            backoff.reset();
-            idle_since = None;
+            match outcome {
+                Pass::Progress | Pass::Idle => {
+                    backoff.reset();
+                    idle_since = None;
+                }
+                Pass::Finished => return self.retire(shared, graph, out),
+                Pass::Left => return,
+                Pass::Rejoined(id, b) => {
+                    (me, beat) = (id, b);
+                    backoff.reset();
+                    idle_since = None;
+                }
+            }
         }
-        self.finish(shared, graph)
     }
 
-    /// Step every live operator once; whether any made progress.
-    fn pass(&mut self, shared: &RunShared, graph: &GraphInfo, live: &mut usize) -> bool {
+    /// Park until a waker unparks the section (or `OHUA_STALL_DUMP` passes).
+    fn park(&self, stall_dump: Option<Duration>, graph: &GraphInfo) {
+        let start = Instant::now();
+        // SAFETY: only the driver parks, and we are it (a driver that parks
+        // is between steps, so the monitor does not replace it meanwhile).
+        let own = unsafe { &mut *self.own.get() };
+        match stall_dump {
+            None => own.parker.park(),
+            Some(after) => {
+                own.parker.park_timeout(after);
+                if start.elapsed() >= after {
+                    eprintln!("{}", self.describe(graph));
+                }
+            }
+        }
+        own.stats.parks += 1;
+        own.stats.parked += start.elapsed();
+    }
+
+    /// Step every live operator that is not pinned once.
+    fn pass(&self, me: u64, beat: &Beat, seq: &mut u64, shared: &RunShared, graph: &GraphInfo) -> Pass {
         let mut progressed = false;
+        let mut live = 0;
         // Steps are timed by sampling (`timing.rs`): with small batches a
         // step is a few nanoseconds and a clock read is 14-20 ns.
         let clock = StepClock::get();
-        for task in &mut self.tasks {
+        for (i, slot) in self.tasks.iter().enumerate() {
+            if slot.pinned.load(Ordering::Acquire) {
+                live += 1;
+                continue;
+            }
+            // SAFETY: an unpinned task belongs to the driver, and we are it:
+            // we checked after our last step.
+            let task = unsafe { &mut *slot.task.get() };
             let Some(node) = task.node.as_mut() else { continue };
+            live += 1;
             task.counters.steps += 1;
             let budget = task.counters.budget(self.batch, clock);
-            let start = task.counters.wants_timing(&mut self.sampler).then(|| clock.now());
+            // SAFETY: as above, `own` is the driver's; the borrow ends here.
+            let timed = task.counters.wants_timing(&mut unsafe { &mut *self.own.get() }.sampler);
+            let start = timed.then(|| clock.now());
+            beat.enter(seq, i);
             let outcome = catch_unwind(AssertUnwindSafe(|| {
                 let step = node.step(budget);
                 node.flush();
                 step
             }));
+            beat.leave(*seq);
+            let ticks = start.map(|s| clock.now().saturating_sub(s));
+            if !still_driver(&self.driver, me) {
+                return self.return_from_stuck(i, outcome, ticks, shared, graph);
+            }
             match outcome {
-                // Progress(0) did nothing; counting it as progress could
-                // spin forever instead of parking.
-                Ok(Step::Progress(n)) if n > 0 => {
-                    match start {
-                        Some(start) => task.counters.record_timed(n as u64, clock.now().saturating_sub(start), clock),
-                        None => task.counters.record_untimed(n as u64),
-                    }
-                    progressed = true;
-                }
-                Ok(Step::Progress(_) | Step::Blocked) => {}
                 Ok(Step::Done) => {
                     // Dropping closes the node's arcs and wakes the
                     // sections on their other ends.
-                    drop_node(task, shared, graph);
-                    *live -= 1;
+                    drop_node(slot, task, shared, graph);
+                    self.live.fetch_sub(1, Ordering::Relaxed);
+                    live -= 1;
                     progressed = true;
                 }
+                Ok(step) => progressed |= record(&mut task.counters, step, ticks, clock),
                 Err(payload) => {
                     // A fused piece names the link that panicked.
-                    let id = crate::node::chain::take_blamed().unwrap_or(task.id);
-                    let name = graph.nodes[id].name;
-                    shared.fail(Failure::Operator { name, payload });
+                    let id = crate::node::chain::take_blamed().unwrap_or(slot.id);
+                    shared.fail(Failure::Operator { name: graph.nodes[id].name, payload });
                     // Not idle: go straight to the abort check.
-                    return true;
+                    return Pass::Progress;
                 }
             }
         }
-        progressed
+        if live == 0 {
+            Pass::Finished
+        } else if progressed {
+            Pass::Progress
+        } else {
+            Pass::Idle
+        }
     }
 
-    /// Every live operator's port state, one per line (for `OHUA_STALL_DUMP`).
+    /// Every operator's port state, one per line (for `OHUA_STALL_DUMP`).
     fn describe(&self, graph: &GraphInfo) -> String {
         let mut out = format!("ohua: section of `{}` parked without a wake-up:", graph.algorithm);
-        for t in &self.tasks {
-            if let Some(node) = &t.node {
-                out.push_str(&format!("\n  {:<32} {}", graph.nodes[t.id].name, node.describe()));
+        for slot in &self.tasks {
+            if slot.pinned.load(Ordering::Acquire) {
+                out.push_str(&format!("\n  {:<32} (stuck in a step)", graph.nodes[slot.id].name));
+                continue;
+            }
+            // SAFETY: the driver calls this between steps; it owns unpinned tasks.
+            if let Some(node) = &unsafe { &*slot.task.get() }.node {
+                out.push_str(&format!("\n  {:<32} {}", graph.nodes[slot.id].name, node.describe()));
             }
         }
         out
     }
+}
 
-    /// Drop every remaining operator (closing its arcs) and return the counters.
-    pub(crate) fn finish(mut self, shared: &RunShared, graph: &GraphInfo) -> Vec<(usize, Counters)> {
-        shared.record_section(self.index, self.stats);
-        for task in &mut self.tasks {
-            drop_node(task, shared, graph);
+/// Count a step that did not finish its operator; whether it made progress.
+pub(super) fn record(counters: &mut Counters, step: Step, ticks: Option<u64>, clock: &StepClock) -> bool {
+    match step {
+        // Progress(0) did nothing; counting it as progress could spin
+        // forever instead of parking.
+        Step::Progress(n) if n > 0 => {
+            match ticks {
+                Some(t) => counters.record_timed(n as u64, t, clock),
+                None => counters.record_untimed(n as u64),
+            }
+            true
         }
-        self.tasks.iter().map(|t| (t.id, t.counters)).collect()
+        _ => false,
     }
 }
 
@@ -187,11 +323,48 @@ fn stall_dump_after() -> Option<Duration> {
 
 /// Drop the task's operator, reporting a panicking destructor (user state
 /// may panic in `Drop`) as a panic of that operator.
-fn drop_node(task: &mut Task<'_>, shared: &RunShared, graph: &GraphInfo) {
+pub(super) fn drop_node(slot: &Slot<'_>, task: &mut Task<'_>, shared: &RunShared, graph: &GraphInfo) {
     if let Some(node) = task.node.take() {
         if let Err(payload) = catch_unwind(AssertUnwindSafe(move || drop(node))) {
-            let name = graph.nodes[task.id].name;
-            shared.fail(Failure::Operator { name, payload });
+            shared.fail(Failure::Operator { name: graph.nodes[slot.id].name, payload });
         }
     }
+}
+
+thread_local! {
+    /// The waker of the section this thread is stepping an operator of.
+    static BLOCKING_WAKER: Cell<*const Waker> = const { Cell::new(std::ptr::null()) };
+}
+
+/// Sets [`BLOCKING_WAKER`] while a thread drives a section (restoring the
+/// outer one of a nested run).
+struct BlockingHook(*const Waker);
+
+impl BlockingHook {
+    fn install(waker: &Waker) -> Self {
+        BlockingHook(BLOCKING_WAKER.with(|w| w.replace(waker)))
+    }
+}
+
+impl Drop for BlockingHook {
+    fn drop(&mut self) {
+        BLOCKING_WAKER.with(|w| w.set(self.0));
+    }
+}
+
+/// Called by an operator that has just published outputs (its ports'
+/// `flush`) and is about to call something that may block (an iterator's
+/// `next()` with nothing known to be ready). If the monitor has meanwhile
+/// handed the operator's section to another thread, that thread may be
+/// parked, and arcs inside a section have no wakers: wake it, so the
+/// operators behind this one get what it published.
+pub(crate) fn before_blocking() {
+    BLOCKING_WAKER.with(|w| {
+        let waker = w.get();
+        if !waker.is_null() {
+            // SAFETY: set by `BlockingHook` for as long as this thread drives
+            // (or is stuck in) the section, which outlives the hook.
+            unsafe { &*waker }.wake();
+        }
+    });
 }

@@ -16,6 +16,13 @@ enum Iterating<I> {
 /// only known when they end. Emits at most `budget` elements per step, so an
 /// unbounded iterator never monopolises its section.
 ///
+/// Streaming sources: elements the iterator's `size_hint` says are ready
+/// (its lower bound) are emitted in bulk; before any other `next()`, which
+/// may block (an `mpsc::Receiver`, a socket's lines), the elements sent so
+/// far in the step are published, so each reaches the loop body without
+/// waiting for the next one. Should `next()` block for long, the section's
+/// other operators keep running on another thread (`exec/README.md`).
+///
 /// # Example
 ///
 /// ```
@@ -89,9 +96,26 @@ where
         while done < budget && self.room() {
             match &mut self.state {
                 Iterating::Running(it) => {
-                    let run = self.elements.room().min(self.ticks.room()).min(budget - done);
-                    let (sent, more) = emit_run(it, &mut self.elements, &mut self.ticks, run);
-                    done += sent;
+                    let room = self.elements.room().min(self.ticks.room()).min(budget - done);
+                    // What the iterator knows to be ready goes out in bulk.
+                    let ready = it.size_hint().0;
+                    let more = if ready > 0 {
+                        let (sent, more) = emit_run(it, &mut self.elements, &mut self.ticks, room.min(ready));
+                        done += sent;
+                        more
+                    } else {
+                        // `next()` may block (a channel, a socket): first
+                        // publish what this step sent, so no item waits for
+                        // a later one (README.md, "Streaming sources").
+                        if done > 0 {
+                            self.elements.flush();
+                            self.ticks.flush();
+                            crate::exec::before_blocking();
+                        }
+                        let (sent, more) = emit_run(it, &mut self.elements, &mut self.ticks, 1);
+                        done += sent;
+                        more
+                    };
                     if !more {
                         self.state = Iterating::Exhausted;
                         done += 1; // the exhausted `next()` counts as work

@@ -64,6 +64,10 @@ pub struct SectionStats {
     pub parks: u64,
     /// Total time spent parked.
     pub parked: std::time::Duration,
+    /// How often an operator blocked inside its step (an iterator waiting
+    /// in `next()`, a call waiting for I/O) long enough that the monitor
+    /// handed the section's other operators to another thread.
+    pub rescues: u64,
 }
 
 /// Measurements of one operator in one run.

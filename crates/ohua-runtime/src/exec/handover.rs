@@ -1,0 +1,147 @@
+//! The slow paths of a section: the monitor's rescue, a replaced thread
+//! coming back from its stuck step, a driver leaving, and the last thread
+//! out. All of them run under the section's lock (`Ctl`); the driver's hot
+//! path takes it only when a rescue happened (README.md, "Rescue").
+
+use std::sync::MutexGuard;
+use std::thread::Result as StepResult;
+
+use super::rescue::{stepping, try_retake, Beat};
+use super::section::{drop_node, record, CounterSink, Ctl, Pass, Section};
+use super::shared::{Failure, RunShared};
+use super::timing::StepClock;
+use crate::graph::GraphInfo;
+use crate::node::Step;
+use crate::sync::Ordering;
+
+type NewBeat = std::sync::Arc<Beat>;
+
+impl<'a> Section<'a> {
+    fn lock(&self) -> MutexGuard<'_, Ctl> {
+        self.ctl.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The monitor's tick for this section. If the driver is inside the
+    /// same step as at the last tick and another operator could run
+    /// meanwhile, retake the section: pin the stuck task to its thread and
+    /// call `start(id, beat)` to start a new driver with that id and beat.
+    ///
+    /// # Errors
+    ///
+    /// None returned: if `start` fails, the run is aborted and the stuck
+    /// thread drives again (to clean up) when its step returns.
+    pub(super) fn check(&self, shared: &RunShared, start: impl FnOnce(u64, NewBeat) -> std::io::Result<()>) {
+        let mut ctl = self.lock();
+        if !ctl.driving || shared.aborted() {
+            ctl.seen = 0;
+            return;
+        }
+        let beat = ctl.beat.read();
+        let seen = std::mem::replace(&mut ctl.seen, beat);
+        let Some(stuck) = stepping(beat) else { return };
+        // Rescue only if some other operator is left to run meanwhile.
+        if beat != seen || self.live.load(Ordering::Relaxed) <= ctl.pinned + 1 {
+            return;
+        }
+        let (old, new) = (ctl.driver, ctl.last_id + 1);
+        if !try_retake(&self.driver, &ctl.beat, beat, old, new) {
+            return;
+        }
+        // The section is ours until `start`: the stuck driver touched `own`
+        // last before the step whose beat we read (Release/Acquire).
+        unsafe { &mut *self.own.get() }.stats.rescues += 1;
+        self.tasks[stuck].pinned.store(true, Ordering::Relaxed);
+        let fresh = std::sync::Arc::new(Beat::new());
+        ctl.last_id = new;
+        ctl.driver = new;
+        ctl.pinned += 1;
+        ctl.threads += 1;
+        ctl.beat = fresh.clone();
+        ctl.seen = 0;
+        if let Err(e) = start(new, fresh) {
+            ctl.threads -= 1;
+            ctl.driving = false;
+            drop(ctl);
+            shared.fail(Failure::Runtime(format!("cannot start a thread to rescue section {}: {e}", self.index)));
+        }
+    }
+
+    /// Our step of task `i` returned after the monitor replaced us: the task
+    /// is pinned to us. Settle the step, then hand the task back to the
+    /// current driver and leave, or drive again if nobody does.
+    pub(super) fn return_from_stuck(
+        &self,
+        i: usize,
+        outcome: StepResult<Step>,
+        ticks: Option<u64>,
+        shared: &RunShared,
+        graph: &GraphInfo,
+    ) -> Pass {
+        let slot = &self.tasks[i];
+        // SAFETY: the task is pinned to us until we unpin it below.
+        let task = unsafe { &mut *slot.task.get() };
+        match outcome {
+            Ok(Step::Done) => {
+                drop_node(slot, task, shared, graph);
+                self.live.fetch_sub(1, Ordering::Relaxed);
+            }
+            Ok(step) => {
+                record(&mut task.counters, step, ticks, StepClock::get());
+            }
+            Err(payload) => {
+                let id = crate::node::chain::take_blamed().unwrap_or(slot.id);
+                shared.fail(Failure::Operator { name: graph.nodes[id].name, payload });
+            }
+        }
+        let mut ctl = self.lock();
+        ctl.pinned -= 1;
+        slot.pinned.store(false, Ordering::Release);
+        if ctl.driving {
+            ctl.threads -= 1;
+            drop(ctl);
+            // The driver may be parked, and neither unpinning nor arcs
+            // inside a section wake it.
+            self.waker.wake();
+            return Pass::Left;
+        }
+        // The driver left (the run is aborted) or never started: we drive.
+        ctl.last_id += 1;
+        let id = ctl.last_id;
+        ctl.driver = id;
+        ctl.driving = true;
+        ctl.beat = std::sync::Arc::new(Beat::new());
+        ctl.seen = 0;
+        self.driver.store(id, Ordering::Relaxed);
+        Pass::Rejoined(id, ctl.beat.clone())
+    }
+
+    /// The driver leaves: the section is finished or the run aborted. The
+    /// last thread out (a stuck one may still be inside) finishes it.
+    pub(super) fn retire(&self, shared: &RunShared, graph: &GraphInfo, out: &CounterSink) {
+        let last = {
+            let mut ctl = self.lock();
+            ctl.driving = false;
+            ctl.threads -= 1;
+            ctl.threads == 0
+        };
+        if last {
+            self.finish(shared, graph, out);
+        }
+    }
+
+    /// Drop every remaining operator (closing its arcs) and store the
+    /// counters. Called by the last thread out, or for a section that never
+    /// ran (its thread could not be started).
+    pub(crate) fn finish(&self, shared: &RunShared, graph: &GraphInfo, out: &CounterSink) {
+        // SAFETY: nobody else is inside the section any more.
+        shared.record_section(self.index, unsafe { &*self.own.get() }.stats);
+        let mut counters = Vec::with_capacity(self.tasks.len());
+        for slot in &self.tasks {
+            // SAFETY: as above.
+            let task = unsafe { &mut *slot.task.get() };
+            drop_node(slot, task, shared, graph);
+            counters.push((slot.id, task.counters));
+        }
+        out.lock().unwrap_or_else(|e| e.into_inner()).extend(counters);
+    }
+}

@@ -1,0 +1,182 @@
+//! Taking a section away from a thread that is stuck in one operator's step.
+//!
+//! An operator may block its thread inside `step`: a loop over a channel or
+//! a socket waits in the iterator's `next()`, a call may wait for I/O. The
+//! section's other operators must keep running meanwhile, or a source that
+//! waits for the effect of its previous item (a keep-alive client) waits
+//! forever for operators that sit behind it on the same thread. So, as Go's
+//! `sysmon` retakes a processor from a thread blocked in a system call, the
+//! monitor (`monitor.rs`) notices a step that has not ended for a tick or
+//! two and hands the section to a new thread, leaving the stuck operator
+//! with the stuck thread until its step returns (`README.md`, "Rescue").
+//!
+//! This file holds the two sides of the hand-over, a Dekker pair:
+//!
+//! * the driver, on every step: [`Beat::enter`], the step, [`Beat::leave`],
+//!   light fence, then [`still_driver`] (one relaxed load);
+//! * the monitor, under the section's lock: [`try_retake`] stores the new
+//!   driver's id, issues the heavy fence and looks at the beat again.
+//!
+//! With the fences, either the monitor sees the step end (and gives the
+//! section back) or the driver sees the new id when its step ends (and
+//! touches nothing of the section's but its own operator after that). The
+//! loom model at the bottom checks that nobody ever drives alongside.
+
+use crate::sync::{heavy_fence, light_fence, AtomicU64, Ordering};
+
+/// Bits of a beat that name the task being stepped.
+const TASK_BITS: u32 = 24;
+
+/// One driver's heartbeat: odd while it is inside a step (with the task's
+/// index), even between steps, and different for every step.
+///
+/// Every driver has a beat of its own: a thread that was replaced still
+/// writes its beat when its step returns, and must not overwrite the new
+/// driver's.
+pub(crate) struct Beat(AtomicU64);
+
+impl Beat {
+    /// A beat that is between steps.
+    pub(crate) fn new() -> Self {
+        Beat(AtomicU64::new(0))
+    }
+
+    /// The driver enters the step of task `task`; `seq` is its step count.
+    /// `Release`: the monitor that reads this beat and hands the section to
+    /// a new driver makes everything this driver did before the step
+    /// visible to the new one.
+    #[inline(always)]
+    pub(crate) fn enter(&self, seq: &mut u64, task: usize) {
+        *seq = seq.wrapping_add(1);
+        let task = (task as u64) & ((1 << TASK_BITS) - 1);
+        self.0.store((*seq << (TASK_BITS + 1)) | (task << 1) | 1, Ordering::Release);
+    }
+
+    /// The driver's step returned; follow with [`still_driver`].
+    #[inline(always)]
+    pub(crate) fn leave(&self, seq: u64) {
+        self.0.store(seq << (TASK_BITS + 1), Ordering::Release);
+    }
+
+    /// The current value, as the monitor sees it.
+    pub(crate) fn read(&self) -> u64 {
+        self.0.load(Ordering::Acquire)
+    }
+}
+
+/// The task a beat value is stepping, if it is inside a step.
+pub(crate) fn stepping(beat: u64) -> Option<usize> {
+    (beat & 1 == 1).then_some(((beat >> 1) & ((1 << TASK_BITS) - 1)) as usize)
+}
+
+/// After [`Beat::leave`]: whether `me` still drives the section whose
+/// current driver id is `driver`. If not, the caller's step was taken over
+/// while it ran and the caller must go through the section's lock.
+#[inline(always)]
+pub(crate) fn still_driver(driver: &AtomicU64, me: u64) -> bool {
+    // Pairs with the heavy fence in `try_retake`.
+    light_fence();
+    driver.load(Ordering::Relaxed) == me
+}
+
+/// The monitor's side, under the section's lock: the current driver (`old`)
+/// was seen inside the same step (`seen`) on two ticks. Announce `new` as the
+/// driver; if the step is *still* the same after the fence, the hand-over
+/// holds: the stuck driver will see `new` as soon as its step returns.
+/// Otherwise the step has just ended; `old` is restored and the driver,
+/// should it have seen `new` meanwhile, finds itself still in charge under
+/// the lock.
+pub(crate) fn try_retake(driver: &AtomicU64, beat: &Beat, seen: u64, old: u64, new: u64) -> bool {
+    driver.store(new, Ordering::SeqCst);
+    heavy_fence();
+    if beat.read() == seen {
+        return true;
+    }
+    driver.store(old, Ordering::SeqCst);
+    false
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_beat_names_the_task_inside_a_step_and_nothing_between_steps() {
+        let beat = Beat::new();
+        let mut seq = 0;
+        assert_eq!(stepping(beat.read()), None);
+        beat.enter(&mut seq, 7);
+        let inside = beat.read();
+        assert_eq!(stepping(inside), Some(7));
+        beat.leave(seq);
+        assert_eq!(stepping(beat.read()), None);
+        beat.enter(&mut seq, 7);
+        assert_ne!(beat.read(), inside, "every step has a beat of its own");
+    }
+
+    #[test]
+    fn a_retake_holds_only_while_the_step_is_the_same() {
+        let driver = AtomicU64::new(1);
+        let beat = Beat::new();
+        let mut seq = 0;
+        beat.enter(&mut seq, 0);
+        let seen = beat.read();
+        assert!(try_retake(&driver, &beat, seen, 1, 2));
+        beat.leave(seq);
+        assert!(!still_driver(&driver, 1), "the stuck driver learns it was replaced");
+
+        let driver = AtomicU64::new(1);
+        beat.enter(&mut seq, 0);
+        let seen = beat.read();
+        beat.leave(seq);
+        assert!(!try_retake(&driver, &beat, seen, 1, 2));
+        assert!(still_driver(&driver, 1), "a step that ended keeps its driver");
+    }
+}
+
+/// Every interleaving of one step against one retake:
+/// `RUSTFLAGS="--cfg loom" cargo test -p ohua-runtime --release --lib loom`.
+#[cfg(all(test, loom))]
+mod loom_models {
+    use super::*;
+    use loom::cell::UnsafeCell;
+    use loom::sync::Arc;
+    use loom::thread;
+
+    /// The section's state that only its driver may touch (its parker, its
+    /// other operators): loom reports two threads touching it concurrently.
+    struct Section {
+        driver: AtomicU64,
+        beat: Beat,
+        owned: UnsafeCell<u32>,
+    }
+
+    #[test]
+    fn loom_a_retaken_section_is_never_driven_by_two_threads() {
+        loom::model(|| {
+            let s = Arc::new(Section { driver: AtomicU64::new(1), beat: Beat::new(), owned: UnsafeCell::new(0) });
+            let d = s.clone();
+            let driver = thread::spawn(move || {
+                let mut seq = 0;
+                d.owned.with_mut(|p| unsafe { *p += 1 }); // before the step
+                d.beat.enter(&mut seq, 3);
+                d.beat.leave(seq); // the step returned
+                if still_driver(&d.driver, 1) {
+                    d.owned.with_mut(|p| unsafe { *p += 1 }); // the next step
+                }
+            });
+            // The monitor saw the step once (it may already be over).
+            let seen = loop {
+                let v = s.beat.read();
+                if stepping(v).is_some() || v != 0 {
+                    break v;
+                }
+                thread::yield_now();
+            };
+            if stepping(seen) == Some(3) && try_retake(&s.driver, &s.beat, seen, 1, 2) {
+                s.owned.with_mut(|p| unsafe { *p += 10 }); // the new driver
+            }
+            driver.join().unwrap();
+        });
+    }
+}
