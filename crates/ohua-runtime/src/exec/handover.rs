@@ -66,6 +66,12 @@ impl<'a> Section<'a> {
         }
     }
 
+    /// Whether the monitor really replaced driver `me`: the id it announced
+    /// may have been taken back (`try_retake`); the lock has the last word.
+    pub(super) fn replaced(&self, me: u64) -> bool {
+        self.lock().driver != me
+    }
+
     /// Our step of task `i` returned after the monitor replaced us: the task
     /// is pinned to us. Settle the step, then hand the task back to the
     /// current driver and leave, or drive again if nobody does.

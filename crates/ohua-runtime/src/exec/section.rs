@@ -132,7 +132,7 @@ impl<'a> Section<'a> {
     pub(crate) fn push(&mut self, id: usize, node: Box<dyn Node + 'a>) {
         let task = Task { node: Some(node), counters: Counters::default() };
         self.tasks.push(Slot { id, pinned: AtomicBool::new(false), task: UnsafeCell::new(task) });
-        *self.live.get_mut() += 1;
+        self.live.fetch_add(1, Ordering::Relaxed);
     }
 
     /// Drive the section from its start until all operators are done or the
@@ -250,7 +250,7 @@ impl<'a> Section<'a> {
             }));
             beat.leave(*seq);
             let ticks = start.map(|s| clock.now().saturating_sub(s));
-            if !still_driver(&self.driver, me) {
+            if !still_driver(&self.driver, me) && self.replaced(me) {
                 return self.return_from_stuck(i, outcome, ticks, shared, graph);
             }
             match outcome {
