@@ -18,7 +18,11 @@ impl fmt::Display for RunReport {
             writeln!(f, "aborted: operator `{op}` panicked")?;
         }
         for (k, s) in self.section_stats.iter().enumerate() {
-            writeln!(f, "section {k}: parked {} times, {:.3} ms", s.parks, s.parked.as_secs_f64() * 1e3)?;
+            write!(f, "section {k}: parked {} times, {:.3} ms", s.parks, s.parked.as_secs_f64() * 1e3)?;
+            if s.rescues > 0 {
+                write!(f, ", rescued {} times from a blocked step", s.rescues)?;
+            }
+            writeln!(f)?;
         }
         let mut rows: Vec<_> = self.nodes.iter().collect();
         // Busiest first; ties by name so the table is deterministic.
