@@ -171,3 +171,17 @@ fn a_blocking_operator_does_not_stall_an_independent_one() {
     });
     assert_eq!(got, (42, 42));
 }
+
+#[test]
+fn a_blocking_operator_does_not_stall_the_rest_of_its_own_section() {
+    // The same, with both operators in one section (and every other
+    // deployment): the monitor hands the section's other operators to
+    // another thread while `wait_for` blocks (exec/README.md, "Rescue").
+    for (name, d) in ohua_conformance::deployments() {
+        let got = within(60, move || {
+            let (tx, rx) = mpsc::channel();
+            ohua::with_deployment(d, || blocked_and_independent(rx, tx))
+        });
+        assert_eq!(got, (42, 42), "{name}");
+    }
+}
