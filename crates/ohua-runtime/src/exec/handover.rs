@@ -6,7 +6,7 @@
 use std::sync::MutexGuard;
 use std::thread::Result as StepResult;
 
-use super::rescue::{stepping, try_retake, Beat};
+use super::rescue::{is_running, stepping, try_retake, Beat};
 use super::section::{drop_node, record, CounterSink, Ctl, Pass, Section};
 use super::shared::{Failure, RunShared};
 use super::timing::StepClock;
@@ -41,6 +41,11 @@ impl<'a> Section<'a> {
         let Some(stuck) = stepping(beat) else { return };
         // Rescue only if some other operator is left to run meanwhile.
         if beat != seen || self.live.load(Ordering::Relaxed) <= ctl.pinned + 1 {
+            return;
+        }
+        // A driver that is merely preempted (an oversubscribed machine)
+        // will go on by itself.
+        if is_running(ctl.beat.thread()) {
             return;
         }
         let (old, new) = (ctl.driver, ctl.last_id + 1);

@@ -33,12 +33,22 @@ const TASK_BITS: u32 = 24;
 /// Every driver has a beat of its own: a thread that was replaced still
 /// writes its beat when its step returns, and must not overwrite the new
 /// driver's.
-pub(crate) struct Beat(AtomicU64);
+pub(crate) struct Beat(AtomicU64, AtomicU64);
 
 impl Beat {
     /// A beat that is between steps.
     pub(crate) fn new() -> Self {
-        Beat(AtomicU64::new(0))
+        Beat(AtomicU64::new(0), AtomicU64::new(0))
+    }
+
+    /// The driver beating on it runs on the calling thread ([`is_running`]).
+    pub(crate) fn set_thread(&self) {
+        self.1.store(current_tid() as u64, Ordering::Relaxed);
+    }
+
+    /// The kernel id of the driver's thread (0 if not set).
+    pub(crate) fn thread(&self) -> i32 {
+        self.1.load(Ordering::Relaxed) as i32
     }
 
     /// The driver enters the step of task `task`; `seq` is its step count.
@@ -62,6 +72,41 @@ impl Beat {
     pub(crate) fn read(&self) -> u64 {
         self.0.load(Ordering::Acquire)
     }
+}
+
+/// Whether the thread with kernel id `tid` is on a CPU or waiting for one
+/// (state `R`), as opposed to sleeping in a blocking call (`S`, `D`).
+///
+/// A step seen on two ticks is usually blocked (a `recv`, a read), but on an
+/// oversubscribed machine a busy driver may just have been preempted for a
+/// few milliseconds; handing its section to yet another thread would only
+/// add to the load. Read only for a section that looks stuck, so the cost
+/// (an open and a read of `/proc`, some microseconds) is paid per candidate,
+/// not per tick. Where it cannot be told (other systems, `/proc` missing),
+/// the thread counts as blocked: a needless rescue costs a hand-over, a
+/// missed one could cost a deadlock.
+pub(crate) fn is_running(tid: i32) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        let Ok(stat) = std::fs::read(format!("/proc/self/task/{tid}/stat")) else { return false };
+        // `pid (comm) state ...`; `comm` may contain spaces and parentheses.
+        let Some(close) = stat.iter().rposition(|&b| b == b')') else { return false };
+        stat.get(close + 2) == Some(&b'R')
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = tid;
+        false
+    }
+}
+
+/// The kernel id of the calling thread (0 where there is none to read).
+pub(crate) fn current_tid() -> i32 {
+    #[cfg(target_os = "linux")]
+    // SAFETY: `gettid` has no preconditions.
+    return unsafe { libc::gettid() };
+    #[cfg(not(target_os = "linux"))]
+    0
 }
 
 /// The task a beat value is stepping, if it is inside a step.
@@ -112,6 +157,26 @@ mod tests {
         assert_eq!(stepping(beat.read()), None);
         beat.enter(&mut seq, 7);
         assert_ne!(beat.read(), inside, "every step has a beat of its own");
+    }
+
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn a_blocked_thread_is_told_from_a_running_one() {
+        assert!(is_running(current_tid()), "the calling thread is running");
+        let (tx, rx) = std::sync::mpsc::channel::<()>();
+        let (tid_tx, tid_rx) = std::sync::mpsc::channel();
+        let blocked = std::thread::spawn(move || {
+            tid_tx.send(current_tid()).unwrap();
+            rx.recv().ok();
+        });
+        let tid = tid_rx.recv().unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while is_running(tid) {
+            assert!(std::time::Instant::now() < deadline, "a thread in recv() kept state R");
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        tx.send(()).unwrap();
+        blocked.join().unwrap();
     }
 
     #[test]

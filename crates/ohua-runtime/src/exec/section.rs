@@ -154,6 +154,7 @@ impl<'a> Section<'a> {
         out: &CounterSink,
     ) {
         let _hook = BlockingHook::install(&self.waker);
+        beat.set_thread();
         let backoff = Backoff::new();
         let stall_dump = stall_dump_after();
         let mut idle_since: Option<Instant> = None;
@@ -194,6 +195,7 @@ impl<'a> Section<'a> {
                 Pass::Left => return,
                 Pass::Rejoined(id, b) => {
                     (me, beat) = (id, b);
+                    beat.set_thread();
                     backoff.reset();
                     idle_since = None;
                 }
