@@ -64,13 +64,33 @@ impl<T> In<T> {
     }
 
     /// `head/available`, e.g. `D/3`, `E1/1`, `-/0` or `closed`, for diagnostics.
+    #[inline(never)]
     pub fn describe(&self) -> String {
-        match self.peek() {
-            Some(Packet::Data(_)) => format!("D/{}", self.available()),
-            Some(Packet::End(l)) => format!("E{l}/{}", self.available()),
-            None if self.is_closed() => "closed".into(),
-            None => "-/0".into(),
-        }
+        let head = match self.peek() {
+            Some(Packet::Data(_)) => Some(None),
+            Some(Packet::End(l)) => Some(Some(*l)),
+            None => None,
+        };
+        head_text(head, self.available(), self.is_closed())
+    }
+}
+
+/// The text of [`In::describe`], formatted once for all packet types
+/// (`head`: data, an end marker of a level, or nothing).
+fn head_text(head: Option<Option<Level>>, available: usize, closed: bool) -> String {
+    match head {
+        Some(None) => format!("D/{available}"),
+        Some(Some(l)) => format!("E{l}/{available}"),
+        None if closed => "closed".into(),
+        None => "-/0".into(),
+    }
+}
+
+/// The text of [`Out::describe`] (`usize::MAX`: no consumer).
+fn room_text(room: usize) -> String {
+    match room {
+        usize::MAX => "inf".into(),
+        n => format!("room {n}"),
     }
 }
 
@@ -158,11 +178,9 @@ impl<T> Out<T> {
     }
 
     /// `room` as text (`inf` when unconnected), for diagnostics.
+    #[inline(never)]
     pub fn describe(&self) -> String {
-        match self.txs.iter().map(Sender::current_room).min().unwrap_or(usize::MAX) {
-            usize::MAX => "inf".into(),
-            n => format!("room {n}"),
-        }
+        room_text(self.txs.iter().map(Sender::current_room).min().unwrap_or(usize::MAX))
     }
 
     /// Whether any arc is attached.

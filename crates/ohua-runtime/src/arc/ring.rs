@@ -22,7 +22,7 @@ use crate::sync::{Arc, AtomicBool, AtomicUsize, CachePadded, Ordering, SlotCell}
 
 /// The storage shared by the two ends.
 struct Ring<T> {
-    slots: Box<[SlotCell<T>]>,
+    slots: Vec<SlotCell<T>>,
     mask: usize,
     capacity: usize,
     /// Next index to read, as last published by the consumer.
@@ -67,7 +67,12 @@ impl<T> Drop for Ring<T> {
 pub(crate) fn ring<T>(capacity: usize) -> (Producer<T>, Consumer<T>) {
     let capacity = capacity.max(1);
     let size = capacity.next_power_of_two();
-    let slots = (0..size).map(|_| SlotCell::new(MaybeUninit::uninit())).collect();
+    // A plain loop: an iterator chain here was compiled once per arc type
+    // into some hundred lines of LLVM IR (`cargo llvm-lines`).
+    let mut slots = Vec::with_capacity(size);
+    for _ in 0..size {
+        slots.push(SlotCell::new(MaybeUninit::uninit()));
+    }
     let ring = Arc::new(Ring {
         slots,
         mask: size - 1,

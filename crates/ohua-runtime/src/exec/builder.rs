@@ -74,6 +74,15 @@ impl<'a> Builder<'a> {
     ///
     /// Panics if `id` is not an arc of the graph or was already created.
     pub fn arc<T: Send + 'a>(&mut self, id: usize) -> (Sender<T>, Receiver<T>) {
+        // Only the channel depends on `T`: the rest is shared by every arc
+        // of every algorithm instead of being compiled once per type.
+        let (capacity, producer, consumer) = self.arc_plan(id);
+        arc::channel(capacity, producer, consumer)
+    }
+
+    /// Capacity and wakers of arc `id`, marking it built.
+    #[inline(never)]
+    fn arc_plan(&mut self, id: usize) -> (usize, Option<Waker>, Option<Waker>) {
         let algorithm = self.graph.algorithm;
         let info = self.graph.arcs.get(id).unwrap_or_else(|| {
             panic!("ohua: algorithm `{algorithm}` has no arc {id}");
@@ -85,9 +94,9 @@ impl<'a> Builder<'a> {
         let from = self.plan.section_of[info.from as usize];
         let to = self.plan.section_of[info.to as usize];
         if from == to {
-            arc::channel(self.plan.local_capacity, None, None)
+            (self.plan.local_capacity, None, None)
         } else {
-            arc::channel(self.plan.cross_capacity, Some(self.wakers[from].clone()), Some(self.wakers[to].clone()))
+            (self.plan.cross_capacity, Some(self.wakers[from].clone()), Some(self.wakers[to].clone()))
         }
     }
 
@@ -97,13 +106,20 @@ impl<'a> Builder<'a> {
     ///
     /// Panics if `id` is not a node of the graph or already has an operator.
     pub fn node<N: Node + 'a>(&mut self, id: usize, node: N) {
+        self.install(id, Box::new(node));
+    }
+
+    /// The checks of [`Builder::node`], compiled once rather than per
+    /// operator type.
+    #[inline(never)]
+    fn install(&mut self, id: usize, node: Box<dyn Node + 'a>) {
         let algorithm = self.graph.algorithm;
         let fused = self.fused_into.get(id).copied().flatten();
         let slot = self.nodes.get_mut(id).unwrap_or_else(|| {
             panic!("ohua: algorithm `{algorithm}` has no node {id}");
         });
         assert!(slot.is_none() && fused.is_none(), "ohua: node {id} (`{}`) installed twice", self.graph.nodes[id].name);
-        *slot = Some(Box::new(node));
+        *slot = Some(node);
     }
 
     /// Install a chain of fused calls (see [`crate::node::chain`]): the chain
@@ -121,6 +137,13 @@ impl<'a> Builder<'a> {
     /// Install `node` as the operator of the fused nodes `ids` (first one
     /// first).
     pub(crate) fn install_piece<N: Node + 'a>(&mut self, ids: &[usize], node: N) {
+        self.mark_fused(ids);
+        self.install(ids[0], Box::new(node));
+    }
+
+    /// Record that nodes `ids[1..]` are fused into `ids[0]`.
+    #[inline(never)]
+    fn mark_fused(&mut self, ids: &[usize]) {
         for &id in &ids[1..] {
             assert!(
                 self.nodes[id].is_none() && self.fused_into[id].is_none(),
@@ -129,7 +152,6 @@ impl<'a> Builder<'a> {
             );
             self.fused_into[id] = Some(ids[0]);
         }
-        self.node(ids[0], node);
     }
 
     /// A fresh result slot: give a clone to the graph's sink operator and

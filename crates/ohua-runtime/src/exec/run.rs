@@ -44,53 +44,87 @@ pub fn execute<'a, R: Send + 'a>(
     graph: &'static GraphInfo,
     build: impl FnOnce(&mut Builder<'a>) -> ResultSlot<R>,
 ) -> R {
-    let opts = context::snapshot();
-    let deployment = match &opts.deployment {
-        Some(d) => d.clone(),
-        None => {
-            Deployment::from_env().unwrap_or_else(|e| panic!("ohua: cannot run algorithm `{}`: {e}", graph.algorithm))
-        }
-    };
-    let plan = deploy::plan(graph, &deployment);
-    // Decide the sleep/wake fences before any section thread starts.
-    crate::sync::init_fences();
-    let parkers: Vec<Parker> = (0..plan.sections).map(|_| Parker::new()).collect();
-    let flags: Vec<Arc<SleepFlag>> = parkers.iter().map(|p| SleepFlag::new(p.unparker().clone())).collect();
-    let wakers: Vec<Waker> = flags.iter().map(|f| Waker::new(f.clone())).collect();
+    // Only building and taking the result depend on the algorithm's types;
+    // everything else is compiled once for all algorithms (issue: compile
+    // time; `cargo llvm-lines` showed `execute` copied per algorithm).
+    let mut prepared = Prepared::new(graph);
+    let slot = build(&mut prepared.builder);
+    prepared.run();
+    slot.take().unwrap_or_else(|| no_result(graph))
+}
 
-    let mut builder = Builder::new(graph, plan.clone(), wakers.clone());
-    let slot = build(&mut builder);
-    let built = builder.into_built();
-    let fused_into = built.fused_into;
-    let sections = assign(graph, &plan, parkers, flags, built.nodes);
+/// A run planned and ready to be built.
+struct Prepared<'a> {
+    graph: &'static GraphInfo,
+    opts: context::Options,
+    builder: Builder<'a>,
+    parkers: Vec<Parker>,
+    flags: Vec<Arc<SleepFlag>>,
+    wakers: Vec<Waker>,
+}
 
-    let shared = RunShared::new(wakers);
-    let start = Instant::now();
-    let counters = run_sections(graph, &sections, &shared, &opts);
-    drop(sections);
-    let mut report = make_report(graph, plan, start.elapsed(), counters, &fused_into, shared.section_stats());
-    report.panicked = shared.panicked_operator();
-    publish(&opts, graph, &report);
-    if !shared.aborted() {
-        let busy: Vec<_> = report.nodes.iter().map(|n| n.busy).collect();
-        deploy::learned::record(graph, &busy, &fused_into);
+impl<'a> Prepared<'a> {
+    /// Read the deployment, plan the run and create the sections' parkers.
+    #[inline(never)]
+    fn new(graph: &'static GraphInfo) -> Self {
+        let opts = context::snapshot();
+        let deployment = match &opts.deployment {
+            Some(d) => d.clone(),
+            None => Deployment::from_env()
+                .unwrap_or_else(|e| panic!("ohua: cannot run algorithm `{}`: {e}", graph.algorithm)),
+        };
+        let plan = deploy::plan(graph, &deployment);
+        // Decide the sleep/wake fences before any section thread starts.
+        crate::sync::init_fences();
+        let parkers: Vec<Parker> = (0..plan.sections).map(|_| Parker::new()).collect();
+        let flags: Vec<Arc<SleepFlag>> = parkers.iter().map(|p| SleepFlag::new(p.unparker().clone())).collect();
+        let wakers: Vec<Waker> = flags.iter().map(|f| Waker::new(f.clone())).collect();
+        let builder = Builder::new(graph, plan, wakers.clone());
+        Prepared { graph, opts, builder, parkers, flags, wakers }
     }
 
-    match shared.take_failure() {
-        Some(Failure::Operator { name, payload }) => {
-            // The payload goes back unchanged, as sequential code would raise
-            // it; the operator's name goes to stderr and the thread's record.
-            eprintln!("ohua: operator `{name}` of algorithm `{}` panicked; re-raising its panic", graph.algorithm);
-            context::set_last_operator_panic(context::OperatorPanic { algorithm: graph.algorithm, operator: name });
-            std::panic::resume_unwind(payload)
+    /// Run the built graph to its end; re-raise an operator's panic.
+    #[inline(never)]
+    fn run(self) {
+        let Prepared { graph, opts, builder, parkers, flags, wakers } = self;
+        let plan = builder.plan().clone();
+        let built = builder.into_built();
+        let fused_into = built.fused_into;
+        let sections = assign(graph, &plan, parkers, flags, built.nodes);
+
+        let shared = RunShared::new(wakers);
+        let start = Instant::now();
+        let counters = run_sections(graph, &sections, &shared, &opts);
+        drop(sections);
+        let mut report = make_report(graph, plan, start.elapsed(), counters, &fused_into, shared.section_stats());
+        report.panicked = shared.panicked_operator();
+        publish(&opts, graph, &report);
+        if !shared.aborted() {
+            let busy: Vec<_> = report.nodes.iter().map(|n| n.busy).collect();
+            deploy::learned::record(graph, &busy, &fused_into);
         }
-        Some(Failure::Runtime(msg)) => {
-            panic!("ohua: run of algorithm `{}` failed: {msg}", graph.algorithm)
+
+        match shared.take_failure() {
+            Some(Failure::Operator { name, payload }) => {
+                // The payload goes back unchanged, as sequential code would
+                // raise it; the operator's name goes to stderr and the
+                // thread's record.
+                eprintln!("ohua: operator `{name}` of algorithm `{}` panicked; re-raising its panic", graph.algorithm);
+                context::set_last_operator_panic(context::OperatorPanic { algorithm: graph.algorithm, operator: name });
+                std::panic::resume_unwind(payload)
+            }
+            Some(Failure::Runtime(msg)) => {
+                panic!("ohua: run of algorithm `{}` failed: {msg}", graph.algorithm)
+            }
+            None => {}
         }
-        None => slot.take().unwrap_or_else(|| {
-            panic!("ohua: algorithm `{}` finished without producing a result (its sink never set it)", graph.algorithm)
-        }),
     }
+}
+
+#[cold]
+#[inline(never)]
+fn no_result(graph: &GraphInfo) -> ! {
+    panic!("ohua: algorithm `{}` finished without producing a result (its sink never set it)", graph.algorithm)
 }
 
 /// Distribute the operators (indexed by node id) to their sections, each

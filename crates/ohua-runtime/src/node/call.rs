@@ -191,13 +191,7 @@ where
     }
 
     fn describe(&self) -> String {
-        let sticky = self.sticky.describe();
-        let base = super::describe::ports(&self.inputs.describe(), &self.outputs.describe());
-        if sticky.is_empty() {
-            base
-        } else {
-            format!("{base} sticky[{}]", sticky.join("; "))
-        }
+        super::describe::call(self.inputs.describe(), self.outputs.describe(), self.sticky.describe())
     }
 }
 
