@@ -1,8 +1,12 @@
 //! Static description of a compiled dataflow graph.
 //!
-//! The compiler emits one [`GraphInfo`] per algorithm as a `static`; the
+//! The compiler emits one [`GraphInfo`] per algorithm, encoded as a string
+//! in a `static` [`EncodedGraph`] and decoded on the first call; the
 //! deployment planner maps its operators to sections by name, and reports and
 //! DOT exports use it to label what ran.
+
+mod encoded;
+pub use encoded::EncodedGraph;
 
 /// Static description of one algorithm's dataflow graph.
 ///

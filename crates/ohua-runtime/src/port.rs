@@ -116,6 +116,24 @@ impl<T> Out<T> {
         Out { txs, clone: Some(clone) }
     }
 
+    /// One output cloned to the consumers of several single-consumer
+    /// outputs (as [`crate::exec::Builder::ports`] creates them).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ohua_runtime::{arc::channel, port::{In, Out}, packet::Packet};
+    /// let (a, ra) = channel::<u8>(2, None, None);
+    /// let (b, rb) = channel::<u8>(2, None, None);
+    /// let mut out = Out::fan(vec![Out::new(vec![a]), Out::new(vec![b])], Clone::clone);
+    /// out.send(7);
+    /// out.flush();
+    /// assert_eq!((In::new(ra).pop(), In::new(rb).pop()), (Some(Packet::Data(7)), Some(Packet::Data(7))));
+    /// ```
+    pub fn fan(outs: Vec<Out<T>>, clone: fn(&T) -> T) -> Self {
+        Out { txs: outs.into_iter().flat_map(|o| o.txs).collect(), clone: Some(clone) }
+    }
+
     /// An output nobody consumes: values are dropped.
     pub fn none() -> Self {
         Out { txs: Vec::new(), clone: None }

@@ -49,7 +49,7 @@ pub use ohua_runtime::report::{to_dot, NodeStats, RunReport};
 pub mod __private {
     pub use ohua_runtime::context::is_sequential;
     pub use ohua_runtime::exec::execute;
-    pub use ohua_runtime::graph::{ArcInfo, GraphInfo, NodeInfo};
+    pub use ohua_runtime::graph::{ArcInfo, EncodedGraph, GraphInfo, NodeInfo};
     pub use ohua_runtime::node::branch::{Merge, Switch};
     pub use ohua_runtime::node::call::Call;
     pub use ohua_runtime::node::carry::{Carry, LoopCarry};

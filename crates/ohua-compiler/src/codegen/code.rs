@@ -7,7 +7,7 @@ use super::{input, output, rt};
 use crate::graph::{CallNode, Graph};
 use crate::ir::Code;
 
-/// `Call::new(data inputs, sticky inputs, outputs, closure)`.
+/// `b.call(id, data inputs, sticky inputs, outputs).run(closure);`.
 pub(super) fn call(g: &Graph, n: usize, c: &CallNode) -> TokenStream {
     let rt = rt();
     let ins = (0..c.data.len()).map(|p| input(g, n, p));
@@ -15,20 +15,21 @@ pub(super) fn call(g: &Graph, n: usize, c: &CallNode) -> TokenStream {
     let sticky = c.sticky.iter().enumerate().map(|(k, s)| {
         let i = input(g, n, c.data.len() + k);
         let release = output(g, n, base + k);
-        let home = s.home;
+        let home = super::num(s.home);
         quote!(#rt::Sticky::new(#i, #home, #release))
     });
     let outs = (0..base).map(|p| output(g, n, p));
     let f = closure(c);
-    quote!(#rt::Call::new((#(#ins,)*), (#(#sticky,)*), (#(#outs,)*), #f))
+    let (b, id) = (super::builder(), super::num(n as u64));
+    quote!(#b.call(#id, (#(#ins,)*), (#(#sticky,)*), (#(#outs,)*)).run(#f);)
 }
 
 /// `Link::new(id, input, output, closure)` for a call fused into a chain
 /// (one data input, no sticky input, one output; see `chain.rs`).
 pub(super) fn link(g: &Graph, n: usize, c: &CallNode) -> TokenStream {
     let rt = rt();
-    let (i, o, f) = (input(g, n, 0), output(g, n, 0), closure(c));
-    quote!(#rt::Link::new(#n, #i, #o, #f))
+    let (i, o, f, id) = (input(g, n, 0), output(g, n, 0), closure(c), super::num(n as u64));
+    quote!(#rt::Link::new(#id, #i, #o, #f))
 }
 
 /// The closure of a call node: `|(data..), (sticky..)| ((sticky..), (outputs..))`.
@@ -46,12 +47,20 @@ fn closure(c: &CallNode) -> TokenStream {
     // (which cannot leave its operator) is reported at the user's binding.
     let bound = &c.returns[..c.returns.len() - c.threaded_returns];
     let bound_spanned: Vec<_> = bound.iter().map(|r| quote::quote_spanned!(r.span()=> #r)).collect();
-    let temps: Vec<_> = (0..bound.len()).map(|k| format_ident!("__ohua_bound{}", k)).collect();
+    let temps: Vec<_> = (0..bound.len()).map(|k| super::local(&format!("t{k}"))).collect();
     let threaded = &c.returns[bound.len()..];
     let stmt = statement(&c.code, c);
     // The returned tuple too: rustc reports a value that borrows from the
     // operator's own inputs (`for x in xs.iter()`, E0515) at the return.
     let ret_span = bound.first().map_or_else(proc_macro2::Span::call_site, syn::Ident::span);
+    // Most statements shadow nothing that is returned after them: then the
+    // statement and the returned tuple share one block (a third of the
+    // expansion of a call was the extra block).
+    let shadows = bound.iter().any(|b| sticky_idents.contains(&b) || threaded.contains(b));
+    if !shadows {
+        let ret = quote::quote_spanned!(ret_span=> ((#(#sticky_idents,)*), (#(#bound_spanned,)* #(#threaded,)*)));
+        return quote!(move |(#(#data_pats,)*), (#(mut #sticky_idents,)*)| { #stmt #ret });
+    }
     let ret = quote::quote_spanned!(ret_span=> ((#(#sticky_idents,)*), (#(#temps,)* #(#threaded,)*)));
     quote! {
         move |(#(#data_pats,)*), (#(mut #sticky_idents,)*)| {

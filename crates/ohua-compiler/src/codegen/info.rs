@@ -1,4 +1,7 @@
-//! The `static GraphInfo` describing the graph to the runtime.
+//! The graph's description for the runtime: one string literal (the format
+//! is documented in `ohua-runtime`'s `graph/encoded.rs`), decoded once at
+//! run time. A `GraphInfo` struct literal took 14 lines of expanded code per
+//! node and arc.
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -6,17 +9,28 @@ use quote::quote;
 use super::rt;
 use crate::graph::{kind_str, Graph};
 
-/// `GraphInfo { .. }` literal for `g`.
-pub(super) fn graph_info(g: &Graph) -> TokenStream {
+/// `static __OHUA_GRAPH: EncodedGraph = EncodedGraph::new("..");` for `g`.
+pub(super) fn graph_static(g: &Graph) -> TokenStream {
     let rt = rt();
-    let name = &g.name;
-    let nodes = g.nodes.iter().map(|n| {
-        let (nm, kind, depth, label) = (&n.name, kind_str(&n.kind), n.depth, &n.label);
-        quote!(#rt::NodeInfo { name: #nm, kind: #kind, depth: #depth, label: #label })
-    });
-    let arcs = g.arcs.iter().map(|a| {
-        let (f, fp, t, tp, fb) = (a.from.0 as u32, a.from.1 as u16, a.to.0 as u32, a.to.1 as u16, a.feedback);
-        quote!(#rt::ArcInfo { from: #f, from_port: #fp, to: #t, to_port: #tp, feedback: #fb })
-    });
-    quote!(#rt::GraphInfo { algorithm: #name, nodes: &[#(#nodes),*], arcs: &[#(#arcs),*] })
+    let spec = encode(g);
+    quote!(static __OHUA_GRAPH: #rt::EncodedGraph = #rt::EncodedGraph::new(#spec);)
+}
+
+/// The description of `g` (format: `ohua-runtime`'s `graph/encoded.rs`).
+pub(crate) fn encode(g: &Graph) -> String {
+    // Labels are source text for reports; a newline would end the record.
+    let clean = |s: &str| s.replace(['\n', '\r'], " ");
+    let prefix = format!("{}/", g.name);
+    let mut out = g.name.to_string();
+    for n in &g.nodes {
+        // Names inside the algorithm are stored without its name: `/f#3`.
+        let name = n.name.strip_prefix(&prefix).map_or_else(|| n.name.clone(), |rest| format!("/{rest}"));
+        out.push_str(&format!("\n{name} {} {} {}", kind_str(&n.kind), n.depth, clean(&n.label)));
+    }
+    out.push_str("\n");
+    for a in &g.arcs {
+        let feedback = if a.feedback { "~" } else { "" };
+        out.push_str(&format!(" {}.{}>{}.{}{feedback}", a.from.0, a.from.1, a.to.0, a.to.1));
+    }
+    out
 }

@@ -3,8 +3,13 @@
 use crate::arc::{self, Receiver, Sender};
 use crate::deploy::Plan;
 use crate::graph::GraphInfo;
+use crate::node::call::Call;
 use crate::node::chain::Stage;
+use crate::node::inputs::DataInputs;
+use crate::node::outputs::OutputSet;
+use crate::node::sticky::StickySet;
 use crate::node::Node;
+use crate::port::{In, Out};
 use crate::sync::Waker;
 
 use super::ResultSlot;
@@ -100,6 +105,27 @@ impl<'a> Builder<'a> {
         }
     }
 
+    /// Create arc `id` ([`Builder::arc`]) with its ends wrapped as ports:
+    /// the producer's single-consumer [`Out`] (several are joined with
+    /// [`Out::fan`]) and the consumer's [`In`]. Generated code uses this; it
+    /// keeps the expansion short.
+    ///
+    /// # Panics
+    ///
+    /// As [`Builder::arc`].
+    pub fn ports<T: Send + 'a>(&mut self, id: usize) -> (Out<T>, In<T>) {
+        let (tx, rx) = self.arc(id);
+        (Out::new(vec![tx]), In::new(rx))
+    }
+
+    /// Start installing a [`Call`] operator for node `id` with these ports;
+    /// [`CallPorts::run`] gives it its function and installs it. The same
+    /// as `node(id, Call::new(..))`, written so that generated code stays
+    /// short (`b.call(3, (r1,), (), (s2,)).run(move |(x,), ()| ..)`).
+    pub fn call<I, S, O>(&mut self, id: usize, inputs: I, sticky: S, outputs: O) -> CallPorts<'_, 'a, I, S, O> {
+        CallPorts { builder: self, id, inputs, sticky, outputs }
+    }
+
     /// Install the operator for node `id` (an index into [`GraphInfo::nodes`]).
     ///
     /// # Panics
@@ -177,5 +203,33 @@ impl<'a> Builder<'a> {
             missing.join(", ")
         );
         Built { nodes: self.nodes, fused_into: self.fused_into }
+    }
+}
+
+/// A call operator's ports, waiting for its function ([`Builder::call`]).
+pub struct CallPorts<'b, 'a, I, S, O> {
+    builder: &'b mut Builder<'a>,
+    id: usize,
+    inputs: I,
+    sticky: S,
+    outputs: O,
+}
+
+impl<'a, I, S, O> CallPorts<'_, 'a, I, S, O>
+where
+    I: DataInputs + 'a,
+    S: StickySet + 'a,
+    O: OutputSet + 'a,
+{
+    /// Install the operator running `f` once per activation.
+    ///
+    /// # Panics
+    ///
+    /// As [`Builder::node`].
+    pub fn run<F>(self, f: F)
+    where
+        F: FnMut(I::Item, S::Values) -> (S::Values, O::Item) + Send + 'a,
+    {
+        self.builder.node(self.id, Call::new(self.inputs, self.sticky, self.outputs, f));
     }
 }

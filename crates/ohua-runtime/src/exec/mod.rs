@@ -23,7 +23,7 @@ mod slot;
 mod threads;
 mod timing;
 
-pub use builder::Builder;
+pub use builder::{Builder, CallPorts};
 pub use observe::{OHUA_DOT, OHUA_REPORT};
 pub use run::execute;
 pub(crate) use section::before_blocking;
