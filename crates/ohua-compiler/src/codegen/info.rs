@@ -27,7 +27,7 @@ pub(crate) fn encode(g: &Graph) -> String {
         let name = n.name.strip_prefix(&prefix).map_or_else(|| n.name.clone(), |rest| format!("/{rest}"));
         out.push_str(&format!("\n{name} {} {} {}", kind_str(&n.kind), n.depth, clean(&n.label)));
     }
-    out.push_str("\n");
+    out.push('\n');
     for a in &g.arcs {
         let feedback = if a.feedback { "~" } else { "" };
         out.push_str(&format!(" {}.{}>{}.{}{feedback}", a.from.0, a.from.1, a.to.0, a.to.1));
