@@ -58,7 +58,7 @@ impl EncodedGraph {
 fn decode(spec: &'static str) -> GraphInfo {
     let bad = |what: &str| -> ! { panic!("ohua internal error: malformed graph description ({what}): {spec:?}") };
     let mut records: Vec<&'static str> = spec.split('\n').collect();
-    let (Some(arcs), true) = (records.pop(), records.len() >= 1) else { bad("too few records") };
+    let (Some(arcs), true) = (records.pop(), !records.is_empty()) else { bad("too few records") };
     let algorithm = records[0];
     let nodes: Vec<NodeInfo> = records[1..].iter().map(|r| node(algorithm, r).unwrap_or_else(|| bad(r))).collect();
     let arcs: Vec<ArcInfo> = arcs.split_whitespace().map(|a| arc(a).unwrap_or_else(|| bad(a))).collect();
