@@ -380,3 +380,23 @@ fn shadow_captured(xs: Vec<i64>, k: i64) -> Vec<i64> {
 fn shadowing_a_captured_value_in_a_loop() {
     assert_eq!(check(|| shadow_captured(vec![0, 0, 0], 1)), vec![11, 11, 11]);
 }
+
+/// BUG (fixed): `x = x.method(..)` made the macro panic in every debug
+/// build ("attempt to subtract with overflow" in the compiler's use scan).
+/// This file is also built in the dev profile by `.ci/run`.
+#[algorithm]
+fn reassigning_through_a_method_of_the_same_name(xs: Vec<u64>) -> (u64, u64) {
+    let mut peak = 0;
+    let mut low = u64::MAX;
+    for n in xs {
+        peak = peak.max(n);
+        low = low.min(n);
+    }
+    (peak, low)
+}
+
+#[test]
+fn reassigning_through_a_method_of_the_same_name_compiles_and_runs() {
+    let got = check(|| reassigning_through_a_method_of_the_same_name(vec![3, 9, 1, 7]));
+    assert_eq!(got, (9, 1));
+}

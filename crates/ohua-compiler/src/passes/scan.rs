@@ -75,21 +75,21 @@ pub fn scan_stmts(stmts: &[Stmt], tail: Option<&Expr>, name: &str) -> UseStats {
                     return s;
                 }
             }
-            Stmt::Assign { target, value, .. } => {
-                s.add(scan_expr(value, name));
-                if target == name {
-                    match value {
-                        // `x = node` / `x += node` runs in one operator that threads `x`.
-                        Expr::Node(n) if !n.uses.iter().any(|u| u.name == name) => s.mutating_nodes += 1,
-                        Expr::Node(_) => {
-                            // Counted as a reading node above; it really threads `x`.
-                            s.reading_nodes -= 1;
-                            s.mutating_nodes += 1;
-                        }
-                        _ => s.structural_assigns += 1,
+            Stmt::Assign { target, value, .. } => match value {
+                // `x = node`, `x += node`, `x = x.max(n)`: one operator that
+                // threads `x`, however the node itself uses `x` (reading it,
+                // calling a method on it). Counting the node's own use first
+                // and then converting it assumed that use was a read: the
+                // subtraction overflowed for a method receiver (regression
+                // test `reassigning_through_a_method_of_the_same_name`).
+                Expr::Node(_) if target == name => s.mutating_nodes += 1,
+                _ => {
+                    s.add(scan_expr(value, name));
+                    if target == name {
+                        s.structural_assigns += 1;
                     }
                 }
-            }
+            },
             Stmt::Expr { expr, .. } => s.add(scan_expr(expr, name)),
         }
     }
@@ -163,4 +163,29 @@ fn scan_node(n: &NodeExpr, name: &str) -> UseStats {
         }
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    /// `peak = peak.max(n)`: the node calls a method on the name it
+    /// reassigns. The use scan subtracted a read it had not counted and
+    /// overflowed (a panic of the macro in every debug build).
+    #[test]
+    fn reassigning_through_a_method_of_the_same_name() {
+        let f: syn::ItemFn = syn::parse_quote! {
+            fn peak_of(xs: Vec<u64>) -> u64 {
+                let mut peak = 0;
+                for n in xs {
+                    peak = peak.max(n);
+                }
+                peak
+            }
+        };
+        let compiled = crate::compile(&f, &[]).expect("compiles");
+        assert!(compiled.graph.nodes.iter().any(|n| n.label.contains("peak . max (n)")));
+        let body = crate::frontend::parse_algorithm(&f, &[f.sig.ident.clone()]).expect("parses").body;
+        // After `let mut peak = 0;`, which the scan treats as shadowing.
+        let stats = super::scan_stmts(&body.stmts[1..], None, "peak");
+        assert_eq!((stats.mutating_nodes, stats.reading_nodes), (1, 0), "{stats:?}");
+    }
 }
