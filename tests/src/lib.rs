@@ -74,7 +74,7 @@ impl Log {
     /// Record `push(x)` and add `x`; returns the new running value.
     pub fn push(&mut self, x: i64) -> i64 {
         self.calls.push(format!("push({x})"));
-        self.acc += x;
+        self.acc = self.acc.wrapping_add(x);
         self.acc
     }
 
