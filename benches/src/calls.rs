@@ -62,11 +62,47 @@ pub fn run() {
         ("ohua 1 section", Box::new(|()| calls(&mut |v| ohua::with_deployment(single.clone(), || small(v))))),
         ("ohua auto, 2 workers", Box::new(|()| calls(&mut |v| ohua::with_deployment(auto.clone(), || small(v))))),
         ("ohua 2 sections by rules", Box::new(|()| calls(&mut |v| ohua::with_deployment(rules.clone(), || small(v))))),
+        // No override: the process's configuration (read once; here the
+        // defaults, `auto` on this machine's parallelism).
+        ("ohua plain call (process config: defaults)", Box::new(|()| calls(&mut small))),
     ];
     let times = interleaved(|| (), &mut variants, |label, r| assert_eq!(*r, expected, "{label}: wrong result"));
     println!("  {:<44} {:>14}", "variant", "us/call");
     for ((label, _), t) in variants.iter().zip(&times) {
         row(label, format!("{:.1}", t.as_secs_f64() * 1e6 / CALLS as f64), String::new());
     }
+    let prebuilt_auto = times[3].as_secs_f64();
+    let plain = times[5].as_secs_f64();
+    println!("ratios:");
+    row("plain call / prebuilt auto deployment", format!("{:.2}x", plain / prebuilt_auto), "target <= 1.2x".into());
+    rules_from_the_config_file(expected, times[4].as_secs_f64());
     println!();
+}
+
+/// A plain call with the section rules in an `OHUA_CONFIG` file (it cost
+/// 210 us per call when the file was read per call), against the same rules
+/// passed with `with_deployment`, measured just before.
+fn rules_from_the_config_file(expected: u64, prebuilt_rules: f64) {
+    let path = std::env::temp_dir().join(format!("ohua-bench-calls-{}.toml", std::process::id()));
+    std::fs::write(
+        &path,
+        r#"workers = 2
+[[section]]
+ops = ["^small/(xs#arg|smap@[0-9]+|stage#2)$"]
+"#,
+    )
+    .expect("write the config file");
+    // Set before any algorithm reads the environment on another thread; the
+    // benchmark's own calls all come from this thread.
+    std::env::set_var("OHUA_CONFIG", &path);
+    ohua::reload_config().expect("a valid config file");
+    let mut variants: Vec<Variant<'_, (), u64>> =
+        vec![("ohua plain call (rules in OHUA_CONFIG)", Box::new(|()| calls(&mut small)))];
+    let times = interleaved(|| (), &mut variants, |label, r| assert_eq!(*r, expected, "{label}: wrong result"));
+    std::env::remove_var("OHUA_CONFIG");
+    ohua::reload_config().expect("defaults");
+    let _ = std::fs::remove_file(&path);
+    let t = times[0].as_secs_f64();
+    row("ohua plain call (rules in OHUA_CONFIG)", format!("{:.1} us/call", t * 1e6 / CALLS as f64), String::new());
+    row("plain call with file rules / prebuilt rules", format!("{:.2}x", t / prebuilt_rules), "target <= 1.2x".into());
 }

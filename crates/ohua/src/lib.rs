@@ -41,7 +41,31 @@ pub use ohua_macros::algorithm;
 pub use ohua_runtime::context::{
     is_sequential, last_operator_panic, profile, sequential, with_deployment, OperatorPanic,
 };
-pub use ohua_runtime::deploy::{Deployment, SectionRule, SectionStrategy};
+pub use ohua_runtime::deploy::{DeployError, Deployment, SectionRule, SectionStrategy};
+
+/// Read the `OHUA_CONFIG` file and the `OHUA_*` environment variables again.
+///
+/// They are read once per process, at the first call of an algorithm that
+/// runs without [`with_deployment`]; calls after this one use the new
+/// configuration (runs already under way keep theirs).
+///
+/// # Errors
+///
+/// The [`DeployError`] of an invalid configuration. It is kept: calls
+/// without an override fail with it (a panic naming the file or variable)
+/// until a later reload reads a valid configuration.
+///
+/// # Example
+///
+/// ```
+/// std::env::set_var("OHUA_SECTIONS", "single");
+/// ohua::reload_config().expect("a valid configuration");
+/// std::env::remove_var("OHUA_SECTIONS");
+/// ohua::reload_config().unwrap();
+/// ```
+pub fn reload_config() -> Result<(), std::sync::Arc<DeployError>> {
+    ohua_runtime::deploy::reload()
+}
 pub use ohua_runtime::report::{to_dot, NodeStats, RunReport};
 
 /// Items the generated code refers to. Not a stable API.

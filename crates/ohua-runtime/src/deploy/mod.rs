@@ -16,6 +16,10 @@
 //! 4. A programmatic override, [`crate::context::with_deployment`], which
 //!    replaces all of the above for the runs inside it.
 //!
+//! Sources 1-3 are read once per process, at the first call of an algorithm
+//! without an override ([`current`]); after changing the variables or the
+//! file, [`reload`] (`ohua::reload_config()`) reads them again.
+//!
 //! # File format
 //!
 //! ```toml
@@ -45,6 +49,7 @@
 //! node-to-section map of one graph.
 
 mod auto;
+mod current;
 mod env;
 mod error;
 mod file;
@@ -53,6 +58,7 @@ mod plan;
 mod rule;
 mod strategy;
 
+pub use current::{current, reload};
 pub use env::{from_env, from_env_with, OHUA_ARC_CAPACITY, OHUA_BATCH, OHUA_CONFIG, OHUA_SECTIONS, OHUA_WORKERS};
 pub use error::DeployError;
 pub use plan::{plan, Plan};

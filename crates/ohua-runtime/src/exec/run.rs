@@ -16,7 +16,7 @@ use crate::sync::{Arc, Parker, SleepFlag, Waker};
 /// Run one call of the algorithm described by `graph` and return its result.
 ///
 /// The deployment comes from [`crate::context::with_deployment`] if set,
-/// otherwise from the environment ([`Deployment::from_env`]). `build`
+/// otherwise from the environment, read once per process ([`deploy::current`]). `build`
 /// creates the graph's arcs and operators through the [`Builder`] and
 /// returns the slot its sink fills. Each section then runs on its own scoped
 /// thread, except one that runs on the calling thread, so a single-section
@@ -68,12 +68,17 @@ impl<'a> Prepared<'a> {
     #[inline(never)]
     fn new(graph: &'static GraphInfo) -> Self {
         let opts = context::snapshot();
-        let deployment = match &opts.deployment {
-            Some(d) => d.clone(),
-            None => Deployment::from_env()
-                .unwrap_or_else(|e| panic!("ohua: cannot run algorithm `{}`: {e}", graph.algorithm)),
+        // The process's configuration is read once (`deploy::current`).
+        let process;
+        let deployment: &Deployment = match &opts.deployment {
+            Some(d) => d,
+            None => {
+                process = deploy::current()
+                    .unwrap_or_else(|e| panic!("ohua: cannot run algorithm `{}`: {e}", graph.algorithm));
+                &process
+            }
         };
-        let plan = deploy::plan(graph, &deployment);
+        let plan = deploy::plan(graph, deployment);
         // Decide the sleep/wake fences before any section thread starts.
         crate::sync::init_fences();
         let parkers: Vec<Parker> = (0..plan.sections).map(|_| Parker::new()).collect();
