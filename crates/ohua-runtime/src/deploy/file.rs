@@ -14,6 +14,18 @@ struct FileConfig {
     sections: Option<String>,
     #[serde(default)]
     section: Vec<RuleConfig>,
+    /// `[algorithm.NAME]`: sections of one algorithm only.
+    #[serde(default)]
+    algorithm: std::collections::BTreeMap<String, AlgorithmConfig>,
+}
+
+/// One `[algorithm.NAME]` table.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AlgorithmConfig {
+    sections: Option<String>,
+    #[serde(default)]
+    section: Vec<RuleConfig>,
 }
 
 /// One `[[section]]` table.
@@ -41,14 +53,30 @@ pub(super) fn apply_toml(mut base: Deployment, s: &str) -> Result<Deployment, De
     if let Some(c) = cfg.arc_capacity {
         base.arc_capacity = positive("arc_capacity", c)?;
     }
-    if let Some(s) = &cfg.sections {
-        base.sections = s.parse()?;
+    if let Some(s) = strategy(cfg.sections.as_deref(), &cfg.section)? {
+        base.sections = s;
     }
-    if !cfg.section.is_empty() {
-        let rules = cfg.section.iter().map(|r| SectionRule::new(&r.ops)).collect::<Result<Vec<_>, _>>()?;
-        base.sections = SectionStrategy::Rules(rules);
+    if !cfg.algorithm.is_empty() {
+        let mut algorithms = Vec::new();
+        for (name, a) in &cfg.algorithm {
+            // A table that sets nothing keeps the process-wide default.
+            if let Some(s) = strategy(a.sections.as_deref(), &a.section)? {
+                algorithms.push((name.clone(), s));
+            }
+        }
+        base.sections = SectionStrategy::PerAlgorithm { default: Box::new(base.sections), algorithms };
     }
     Ok(base)
+}
+
+/// The strategy a table sets: its rules if it has `[[section]]` tables
+/// (they win over `sections`), else its `sections` string, else none.
+fn strategy(sections: Option<&str>, rules: &[RuleConfig]) -> Result<Option<SectionStrategy>, DeployError> {
+    if !rules.is_empty() {
+        let rules = rules.iter().map(|r| SectionRule::new(&r.ops)).collect::<Result<Vec<_>, _>>()?;
+        return Ok(Some(SectionStrategy::Rules(rules)));
+    }
+    sections.map(str::parse).transpose()
 }
 
 /// `v` as a `usize` if it is at least 1.

@@ -36,10 +36,20 @@
 //! ops = ["word_freq/split#.*", "word_freq/normalize#.*"]
 //! [[section]]
 //! ops = ["word_freq/add#.*"]
+//!
+//! # Per algorithm: these settings apply to `server` only; other
+//! # algorithms keep the settings above (an algorithm that no process-wide
+//! # rule matches keeps `sections`, by default `auto`).
+//! [algorithm.server]
+//! sections = "per-op"          # or rules:
+//! [[algorithm.server.section]]
+//! ops = ["server/accept#.*"]
 //! ```
 //!
 //! Every key is optional; unknown keys, invalid regular expressions and
-//! non-positive numbers are rejected with a [`DeployError`].
+//! non-positive numbers are rejected with a [`DeployError`]. A rule that
+//! matches no operator is reported once per process with a `tracing`
+//! warning (see [`SectionStrategy::PerAlgorithm`]).
 //! [`crate::exec::execute`] panics with that error's message, naming the file
 //! or variable at fault.
 //!
@@ -57,6 +67,7 @@ pub(crate) mod learned;
 mod plan;
 mod rule;
 mod strategy;
+mod unmatched;
 
 pub use current::{current, reload};
 pub use env::{from_env, from_env_with, OHUA_ARC_CAPACITY, OHUA_BATCH, OHUA_CONFIG, OHUA_SECTIONS, OHUA_WORKERS};

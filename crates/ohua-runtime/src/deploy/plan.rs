@@ -2,7 +2,7 @@
 
 use rand::{Rng, SeedableRng};
 
-use super::{auto, learned, Deployment, SectionStrategy};
+use super::{auto, learned, unmatched, Deployment, SectionRule, SectionStrategy};
 use crate::graph::GraphInfo;
 
 /// Extra room on arcs inside a section beyond one batch, so a step's
@@ -53,22 +53,13 @@ pub struct Plan {
 /// Zero values in `d` are treated as 1. Sections that end up empty are
 /// removed and the rest renumbered in order, so `0..sections` are all used.
 pub fn plan(graph: &GraphInfo, d: &Deployment) -> Plan {
-    let n = graph.nodes.len();
-    let raw: Vec<usize> = match &d.sections {
-        SectionStrategy::Single => vec![0; n],
-        SectionStrategy::PerOperator => (0..n).collect(),
-        SectionStrategy::Auto => auto::split(graph, d.workers, learned::costs(graph).as_deref()),
-        SectionStrategy::Random { sections, seed } => {
-            let mut rng = rand::rngs::StdRng::seed_from_u64(*seed);
-            let k = (*sections).max(1);
-            (0..n).map(|_| rng.gen_range(0..k)).collect()
-        }
-        SectionStrategy::Rules(rules) => graph
-            .nodes
-            .iter()
-            // Unmatched nodes go to the extra section after the last rule.
-            .map(|node| rules.iter().position(|r| r.matches(node.name)).unwrap_or(rules.len()))
-            .collect(),
+    let (strategy, scoped) = d.sections.for_algorithm(graph.algorithm);
+    let raw: Vec<usize> = match strategy {
+        SectionStrategy::Rules(rules) => match by_rules(graph, rules, scoped) {
+            Some(raw) => raw,
+            None => auto::split(graph, d.workers, learned::costs(graph).as_deref()),
+        },
+        other => by_strategy(graph, d, other),
     };
     let (section_of, sections) = compact(raw);
     let batch_size = d.batch_size.max(1);
@@ -78,6 +69,40 @@ pub fn plan(graph: &GraphInfo, d: &Deployment) -> Plan {
         batch_size,
         local_capacity: batch_size + MARKER_ROOM,
         cross_capacity: d.arc_capacity.max(1),
+    }
+}
+
+/// Sections by rules: the first matching rule's index, the extra section
+/// after the last rule for the rest. `None` if no rule matches any operator
+/// (the algorithm then keeps `auto`). Rules that match nothing are reported
+/// once (`unmatched.rs`).
+fn by_rules(graph: &GraphInfo, rules: &[SectionRule], scoped: bool) -> Option<Vec<usize>> {
+    let raw: Vec<usize> =
+        graph.nodes.iter().map(|node| rules.iter().position(|r| r.matches(node.name)).unwrap_or(rules.len())).collect();
+    let mut matched = vec![false; rules.len()];
+    for &r in raw.iter().filter(|&&r| r < rules.len()) {
+        matched[r] = true;
+    }
+    unmatched::report(graph.algorithm, rules, &matched, scoped);
+    matched.contains(&true).then_some(raw)
+}
+
+/// Sections by a strategy other than rules.
+fn by_strategy(graph: &GraphInfo, d: &Deployment, strategy: &SectionStrategy) -> Vec<usize> {
+    let n = graph.nodes.len();
+    match strategy {
+        SectionStrategy::Single => vec![0; n],
+        SectionStrategy::PerOperator => (0..n).collect(),
+        SectionStrategy::Auto => auto::split(graph, d.workers, learned::costs(graph).as_deref()),
+        SectionStrategy::Random { sections, seed } => {
+            let mut rng = rand::rngs::StdRng::seed_from_u64(*seed);
+            let k = (*sections).max(1);
+            (0..n).map(|_| rng.gen_range(0..k)).collect()
+        }
+        // Resolved by `plan` (rules) and `for_algorithm` (per algorithm).
+        SectionStrategy::Rules(_) | SectionStrategy::PerAlgorithm { .. } => {
+            unreachable!("ohua internal error: nested section strategy {strategy}")
+        }
     }
 }
 

@@ -38,8 +38,48 @@ pub enum SectionStrategy {
         seed: u64,
     },
     /// One section per rule, in order; the first matching rule wins and
-    /// operators matching no rule share one extra section.
+    /// operators matching no rule share one extra section. An algorithm none
+    /// of whose operators any rule matches is planned as [`Self::Auto`]:
+    /// rules written for one algorithm do not serialise the others.
     Rules(Vec<SectionRule>),
+    /// A strategy per algorithm (by its name), and `default` for the
+    /// algorithms not listed: the `[algorithm.NAME]` tables of the
+    /// configuration file. A rule of an algorithm's own strategy that
+    /// matches none of its operators is reported (a `tracing` warning).
+    PerAlgorithm {
+        /// The strategy of algorithms not listed.
+        default: Box<SectionStrategy>,
+        /// `(algorithm name, strategy)`; the first entry for a name wins.
+        algorithms: Vec<(String, SectionStrategy)>,
+    },
+}
+
+impl SectionStrategy {
+    /// The strategy that applies to the algorithm named `algorithm`, and
+    /// whether it was chosen for that algorithm by name.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ohua_runtime::deploy::SectionStrategy;
+    /// let s = SectionStrategy::PerAlgorithm {
+    ///     default: Box::new(SectionStrategy::Auto),
+    ///     algorithms: vec![("server".into(), SectionStrategy::PerOperator)],
+    /// };
+    /// assert_eq!(s.for_algorithm("server"), (&SectionStrategy::PerOperator, true));
+    /// assert_eq!(s.for_algorithm("other"), (&SectionStrategy::Auto, false));
+    /// ```
+    pub fn for_algorithm(&self, algorithm: &str) -> (&SectionStrategy, bool) {
+        match self {
+            SectionStrategy::PerAlgorithm { default, algorithms } => {
+                match algorithms.iter().find(|(name, _)| name == algorithm) {
+                    Some((_, s)) => (s.for_algorithm(algorithm).0, true),
+                    None => (default.for_algorithm(algorithm).0, false),
+                }
+            }
+            other => (other, false),
+        }
+    }
 }
 
 impl FromStr for SectionStrategy {
@@ -82,6 +122,10 @@ impl fmt::Display for SectionStrategy {
             SectionStrategy::Rules(rules) => {
                 let groups: Vec<String> = rules.iter().map(|r| r.patterns().join(", ")).collect();
                 write!(f, "rules[{}]", groups.join(" | "))
+            }
+            SectionStrategy::PerAlgorithm { default, algorithms } => {
+                let each: Vec<String> = algorithms.iter().map(|(name, s)| format!("{name}: {s}")).collect();
+                write!(f, "per-algorithm[{}; others: {default}]", each.join("; "))
             }
         }
     }
