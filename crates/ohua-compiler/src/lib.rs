@@ -17,4 +17,4 @@ pub mod ir;
 pub mod passes;
 pub mod pipeline;
 
-pub use pipeline::{compile, expand_fn, expand_mod, Compiled};
+pub use pipeline::{compile, expand, expand_fn, expand_mod, Compiled};

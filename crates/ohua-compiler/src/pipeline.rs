@@ -84,6 +84,25 @@ pub fn dump_from_env(c: &Compiled) {
     }
 }
 
+/// The whole `#[algorithm]` attribute: its arguments and the item it is on,
+/// as the proc-macro receives them. Returns the generated code, or a
+/// `compile_error!` at the offending tokens; it never panics (the fuzz test
+/// `tests/fuzz.rs` holds it to that).
+pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
+    if !attr.is_empty() {
+        return syn::Error::new_spanned(attr, "`#[algorithm]` takes no arguments").to_compile_error();
+    }
+    match syn::parse2::<syn::Item>(item) {
+        Ok(syn::Item::Fn(f)) => expand_fn(f, &[]),
+        Ok(syn::Item::Mod(m)) => expand_mod(m),
+        Ok(other) => {
+            syn::Error::new_spanned(other, "`#[algorithm]` goes on a `fn` or on an inline `mod` of algorithms")
+                .to_compile_error()
+        }
+        Err(e) => e.to_compile_error(),
+    }
+}
+
 /// Expand `#[algorithm]` on a function: the generated item, or a
 /// `compile_error!` pointing at the offending code.
 pub fn expand_fn(item: syn::ItemFn, siblings: &[syn::ItemFn]) -> TokenStream {

@@ -10,18 +10,5 @@ use proc_macro::TokenStream;
 /// See the `ohua` crate for the language and the guarantees.
 #[proc_macro_attribute]
 pub fn algorithm(attr: TokenStream, item: TokenStream) -> TokenStream {
-    if !attr.is_empty() {
-        let attr = proc_macro2::TokenStream::from(attr);
-        return syn::Error::new_spanned(attr, "`#[algorithm]` takes no arguments").to_compile_error().into();
-    }
-    match syn::parse::<syn::Item>(item) {
-        Ok(syn::Item::Fn(f)) => ohua_compiler::expand_fn(f, &[]).into(),
-        Ok(syn::Item::Mod(m)) => ohua_compiler::expand_mod(m).into(),
-        Ok(other) => {
-            syn::Error::new_spanned(other, "`#[algorithm]` goes on a `fn` or on an inline `mod` of algorithms")
-                .to_compile_error()
-                .into()
-        }
-        Err(e) => e.to_compile_error().into(),
-    }
+    ohua_compiler::expand(attr.into(), item.into()).into()
 }

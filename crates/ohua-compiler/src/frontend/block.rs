@@ -36,6 +36,10 @@ impl Frontend<'_> {
                     let semi = m.semi_token.is_some() || i + 1 < count;
                     self.expr_stmt(&expr, semi, last, &mut out)?;
                 }
+                // An empty statement (a stray `;`) does nothing; as an
+                // expression it became an operator running `let _ = ;`
+                // (found by the fuzz test, corpus `empty_statement.rs`).
+                syn::Stmt::Expr(syn::Expr::Verbatim(tokens), Some(_)) if tokens.is_empty() => {}
                 syn::Stmt::Expr(e, semi) => {
                     // Only the last semicolon-less expression is the block's value;
                     // earlier ones are block-like statements (`if .. {}`).

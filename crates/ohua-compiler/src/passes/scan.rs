@@ -183,7 +183,7 @@ mod tests {
         };
         let compiled = crate::compile(&f, &[]).expect("compiles");
         assert!(compiled.graph.nodes.iter().any(|n| n.label.contains("peak . max (n)")));
-        let body = crate::frontend::parse_algorithm(&f, &[f.sig.ident.clone()]).expect("parses").body;
+        let body = crate::frontend::parse_algorithm(&f, std::slice::from_ref(&f.sig.ident)).expect("parses").body;
         // After `let mut peak = 0;`, which the scan treats as shadowing.
         let stats = super::scan_stmts(&body.stmts[1..], None, "peak");
         assert_eq!((stats.mutating_nodes, stats.reading_nodes), (1, 0), "{stats:?}");

@@ -1,0 +1,1 @@
+struct S { x: u64 }
