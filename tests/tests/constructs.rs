@@ -351,3 +351,70 @@ fn halvings(mut n: u64, acc: u64) -> u64 {
 fn tail_recursion_after_reassigning_a_parameter_in_an_arm() {
     assert_eq!(check(|| halvings(1000, 0)), 9);
 }
+
+/// A swap through a temporary of values that are not `Copy`: the
+/// assignments only rename values (issue 9, part 4).
+#[algorithm]
+fn swap_through_a_temporary(a: String, b: String, rounds: Vec<u8>) -> (String, String, Vec<String>) {
+    let mut a = a;
+    let mut b = b;
+    let tmp = a;
+    a = b;
+    b = tmp;
+    let mut seen = Vec::new();
+    for _r in rounds {
+        let t = a;
+        a = b;
+        b = t;
+        let s = format!("{a}/{b}");
+        seen.push(s);
+    }
+    (a, b, seen)
+}
+
+#[test]
+fn swapping_values_that_are_not_copy() {
+    check(|| swap_through_a_temporary("left".into(), "right".into(), vec![1, 2, 3]));
+}
+
+fn find_word(words: &[String], prefix: &str) -> Option<String> {
+    words.iter().find(|w| w.starts_with(prefix)).cloned()
+}
+
+/// A by-value method (`unwrap`) in a branch on a value whose other method
+/// (`is_some`) decides the branch (issue 9, part 4).
+#[algorithm]
+fn consuming_call_in_a_branch(words: Vec<String>, prefix: String) -> String {
+    let m = find_word(&words, &prefix);
+    if m.is_some() {
+        let p = m.unwrap();
+        p
+    } else {
+        let none = String::from("none");
+        none
+    }
+}
+
+#[test]
+fn consuming_a_value_inside_a_branch() {
+    let words: Vec<String> = ["apple", "banana", "cherry"].iter().map(|s| s.to_string()).collect();
+    check(|| consuming_call_in_a_branch(words.clone(), "ba".into()));
+    check(|| consuming_call_in_a_branch(words.clone(), "zz".into()));
+}
+
+/// The README's form of a loop over an unbounded iterator: the closure
+/// borrows a parameter (issue 9, part 4).
+#[algorithm]
+fn squares_below(limit: u64) -> Vec<u64> {
+    let mut out = Vec::new();
+    for i in (1u64..).take_while(|i| i * i < limit) {
+        let sq = i * i;
+        out.push(sq);
+    }
+    out
+}
+
+#[test]
+fn a_closure_in_the_loop_header_borrows_a_parameter() {
+    check(|| squares_below(1_000));
+}

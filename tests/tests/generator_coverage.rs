@@ -36,3 +36,21 @@ fn generated_programs_contain_fused_chains() {
     assert!(with_chain * 4 >= programs, "only {with_chain} of {programs} generated programs have a fused chain");
     println!("{with_chain} of {programs} generated programs have a fused chain");
 }
+
+/// The shapes of issue 9, part 4 (valid Rust that the compiler once
+/// rejected) stay in the generated programs: swaps of values that are not
+/// `Copy` through a temporary, a by-value method in a branch, and a loop
+/// header whose closure captures a local.
+#[test]
+fn generated_programs_contain_moves_consuming_branches_and_capturing_headers() {
+    let programs = 100;
+    let sources: Vec<String> = (0..programs).map(|i| ohua_conformance::gen::program(1, i)).collect();
+    let count = |needle: &str| sources.iter().filter(|s| s.contains(needle)).count();
+    let (swaps, branches, headers) = (count("let st"), count(".unwrap();"), count(".filter(|j|"));
+    println!(
+        "of {programs} programs: {swaps} swap, {branches} consume in a branch, {headers} capture in a loop header"
+    );
+    assert!(swaps * 10 >= programs, "only {swaps} programs swap through a temporary");
+    assert!(branches * 20 >= programs, "only {branches} programs consume a value in a branch");
+    assert!(headers * 20 >= programs, "only {headers} programs capture a local in a loop header");
+}

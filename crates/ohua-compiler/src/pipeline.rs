@@ -59,7 +59,8 @@ pub fn compile(item: &syn::ItemFn, siblings: &[syn::ItemFn]) -> Result<Compiled>
     let ast = frontend::parse_algorithm(item, &names)?;
     let name = ast.name.to_string();
     algorithms.insert(name.clone(), ast.clone());
-    let ir = passes::resolve::resolve(&name, &algorithms)?;
+    let mut ir = passes::resolve::resolve(&name, &algorithms)?;
+    passes::prune::prune(&mut ir);
     let graph = passes::lower::lower(&ir)?;
     let tokens = codegen::generate(item, &graph);
     Ok(Compiled { ast, ir, graph, tokens })

@@ -45,6 +45,13 @@ pub fn f3(a: i64, b: i64, c: i64) -> i64 { a.wrapping_sub(b).wrapping_mul(c | 1)
 pub fn g2(a: i64) -> (i64, i64) { (a.wrapping_add(1), a.wrapping_sub(2)) }
 pub fn inc(a: i64) -> i64 { a.wrapping_add(1) }
 pub fn lit(a: i64) -> i64 { a }
+pub fn text(a: i64) -> String { format!("t{a}") }
+pub fn pick(a: i64) -> Option<String> { (a % 2 == 0).then(|| format!("p{a}")) }
+pub fn measure(a: String, b: String) -> i64 {
+    let h = |s: &str| s.bytes().fold(7i64, |h, c| h.wrapping_mul(31).wrapping_add(c as i64));
+    f2(h(&a), h(&b))
+}
+pub fn measure1(a: String) -> i64 { measure(a, String::new()) }
 "#;
 
 /// The per-program choices that shape the body.
@@ -308,6 +315,26 @@ impl Gen {
             let x = self.new_name();
             *out += &format!("{p}let ({x}, mut {s}) = HELPER({}, {s});\n", self.var());
             self.bind(x);
+        } else if r < 96 {
+            // A swap of values that are not `Copy` through a temporary.
+            let (a, b, t, x) = (self.fresh("sa"), self.fresh("sb"), self.fresh("st"), self.new_name());
+            let (va, vb) = (self.var(), self.var());
+            *out += &format!("{p}let mut {a} = text({va});\n{p}let mut {b} = text({vb});\n");
+            *out += &format!("{p}let {t} = {a};\n{p}{a} = {b};\n{p}{b} = {t};\n");
+            *out += &format!("{p}let {x} = measure({a}, {b});\n");
+            self.bind(x);
+        } else if r < 98 && nest {
+            // A by-value method in a branch on a value whose other method
+            // decides the branch.
+            let (o, v, x) = (self.fresh("om"), self.fresh("pv"), self.new_name());
+            let arg = self.var();
+            let other = self.var();
+            *out += &format!("{p}let {o} = pick({arg});\n");
+            *out += &format!(
+                "{p}let {x} = if {o}.is_some() {{\n{q}let {v} = {o}.unwrap();\n{q}measure1({v})\n{p}}} else {{\n{q}lit({other})\n{p}}};\n",
+                q = pad(ind + 1)
+            );
+            self.bind(x);
         } else {
             let e = self.call();
             let x = self.new_name();
@@ -325,6 +352,12 @@ impl Gen {
         self.muts.last_mut().unwrap().push(acc.clone());
         if self.has_xs && self.rng.chance(1, 2) {
             *out += &format!("{p}for {v} in xs.clone() {{\n");
+        } else if self.rng.chance(1, 3) {
+            // The loop header's closure captures a local of the algorithm.
+            let (n, q) = (self.fresh("n"), self.var());
+            *out += &format!("{p}let {n} = {} % 5;\n", self.var());
+            self.bind(n.clone());
+            *out += &format!("{p}for {v} in (0..{n}).filter(|j| (*j).wrapping_add({q}) % 2 == 0) {{\n");
         } else {
             let n = self.fresh("n");
             *out += &format!("{p}let {n} = {} % 5;\n", self.var());

@@ -3,10 +3,12 @@
 //! 1. [`resolve`]: surface AST → SSA IR (name resolution, state threading,
 //!    loop-carried and resident variables, inlining of algorithm calls, tail
 //!    recursion to loops).
-//! 2. [`lower`]: SSA IR → dataflow graph (contexts, switch/merge, smap/collect,
+//! 2. [`prune`]: dead threaded versions and dead branch results removed.
+//! 3. [`lower`]: SSA IR → dataflow graph (contexts, switch/merge, smap/collect,
 //!    carry/loop, sticky inputs, ticks).
 
 pub mod env;
 pub mod lower;
+pub mod prune;
 pub mod resolve;
 pub mod scan;

@@ -94,7 +94,7 @@ impl Resolver<'_> {
 
     /// `for pat in iter { body }`.
     pub(crate) fn for_loop(&mut self, pat: &Pattern, iter: &Expr, body: &Block, span: Span) -> Result<()> {
-        let coll = self.value(iter)?;
+        let coll = self.value(&capturing_by_value(iter))?;
         let shadowed = pattern_names(pat);
         let lv = self.classify(&|n| scan::scan_block(body, n), &shadowed);
         let (ops, (elem, yields)) = self.region(|r| {
@@ -120,7 +120,7 @@ impl Resolver<'_> {
         ty: Option<syn::Type>,
         span: Span,
     ) -> Result<VarId> {
-        let coll = self.value(iter)?;
+        let coll = self.value(&capturing_by_value(iter))?;
         let shadowed = pattern_names(pat);
         let lv = self.classify(&|n| scan::scan_expr(body, n), &shadowed);
         let scope = Block { stmts: vec![], tail: Some(Box::new(body.clone())), span };
@@ -198,5 +198,32 @@ pub(crate) fn pattern_names(p: &Pattern) -> Vec<String> {
         Pattern::Ident { name, .. } => vec![name.to_string()],
         Pattern::Tuple(ps, _) => ps.iter().flat_map(pattern_names).collect(),
         Pattern::Wild(_) => vec![],
+    }
+}
+
+/// The loop's iterator expression with its closures made `move`: the
+/// iterator leaves the operator that builds it, so a closure in it must own
+/// what it captures (`(1u64..).take_while(|i| i * i < limit)` borrowed the
+/// operator's copy of `limit`: E0515). Each operator has its own copy of the
+/// values it reads, so moving them into the closure takes nothing from the
+/// rest of the algorithm.
+fn capturing_by_value(iter: &Expr) -> std::borrow::Cow<'_, Expr> {
+    use syn::visit_mut::VisitMut;
+    struct Move;
+    impl VisitMut for Move {
+        fn visit_expr_closure_mut(&mut self, c: &mut syn::ExprClosure) {
+            if c.capture.is_none() {
+                c.capture = Some(Default::default());
+            }
+            syn::visit_mut::visit_expr_closure_mut(self, c);
+        }
+    }
+    match iter {
+        Expr::Node(n) => {
+            let mut n = n.clone();
+            Move.visit_expr_mut(&mut n.expr);
+            std::borrow::Cow::Owned(Expr::Node(n))
+        }
+        other => std::borrow::Cow::Borrowed(other),
     }
 }

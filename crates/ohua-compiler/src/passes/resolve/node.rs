@@ -191,12 +191,32 @@ impl Resolver<'_> {
         span: Span,
     ) -> Result<()> {
         match value {
-            Expr::Node(n) => {
-                let inputs = self.node_inputs(n, Some(target))?;
-                let name = self.site_name(&function_name(&n.expr));
-                let code = Code::Assign { target: target.clone(), op: op.cloned(), expr: n.expr.clone() };
-                self.emit(NodeOp { name, code, inputs, outputs: vec![], span });
+            // `x = value` that does not read `x`: the old value is dead, so
+            // the node binds a new version of `x` instead of threading the
+            // old one through (which moved it twice in `let tmp = a; a = b;
+            // b = tmp;`); `x = y` needs no node at all. A loop-resident `x`
+            // is carried around its loop and keeps the threading below.
+            Expr::Node(n) if op.is_none() && !n.uses.iter().any(|u| &u.name == target) => {
+                let pos = self.env.lookup(&target.to_string()).ok_or_else(|| {
+                    crate::error::CompileError::invalid(target.span(), format!("unknown local `{target}`"))
+                })?;
+                let Slot::Plain { state, .. } = self.env.get(pos) else {
+                    return self.assign_threaded(target, None, n, span);
+                };
+                let var = match is_alias_of(n) {
+                    Some(x) => self.current(x)?,
+                    None => {
+                        let inputs = self.node_inputs(n, None)?;
+                        let out = self.fresh(target);
+                        let name = self.site_name(&function_name(&n.expr));
+                        let code = Code::Let { pat: Some(syn::parse_quote!(#target)), ty: None, expr: n.expr.clone() };
+                        self.emit(NodeOp { name, code, inputs, outputs: vec![out], span });
+                        out
+                    }
+                };
+                self.env.set(pos, Slot::Plain { var, state });
             }
+            Expr::Node(n) => self.assign_threaded(target, op, n, span)?,
             other => {
                 let v = self.value(other)?;
                 match op {
@@ -226,6 +246,23 @@ impl Resolver<'_> {
                 }
             }
         }
+        Ok(())
+    }
+}
+
+impl Resolver<'_> {
+    /// `target (op)= node;` run by one operator that threads `target`.
+    fn assign_threaded(
+        &mut self,
+        target: &syn::Ident,
+        op: Option<&syn::BinOp>,
+        n: &NodeExpr,
+        span: Span,
+    ) -> Result<()> {
+        let inputs = self.node_inputs(n, Some(target))?;
+        let name = self.site_name(&function_name(&n.expr));
+        let code = Code::Assign { target: target.clone(), op: op.cloned(), expr: n.expr.clone() };
+        self.emit(NodeOp { name, code, inputs, outputs: vec![], span });
         Ok(())
     }
 }
