@@ -46,7 +46,7 @@ fn generated_programs_contain_moves_consuming_branches_and_capturing_headers() {
     let programs = 100;
     let sources: Vec<String> = (0..programs).map(|i| ohua_conformance::gen::program(1, i)).collect();
     let count = |needle: &str| sources.iter().filter(|s| s.contains(needle)).count();
-    let (swaps, branches, headers) = (count("let st"), count(".unwrap();"), count(".filter(|j|"));
+    let (swaps, branches, headers) = (count("let st"), count(".unwrap();"), count(".filter(|j: &i64|"));
     println!(
         "of {programs} programs: {swaps} swap, {branches} consume in a branch, {headers} capture in a loop header"
     );

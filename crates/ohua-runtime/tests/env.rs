@@ -14,6 +14,8 @@ fn process_environment() {
     // The environment chooses the deployment...
     std::env::set_var("OHUA_SECTIONS", "per-op");
     std::env::set_var("OHUA_BATCH", "8");
+    // Read once per process: after changing it, reload.
+    ohua_runtime::deploy::reload().expect("a valid environment");
     let (out, reports) = profile(|| run_pipeline(&PIPE, 100, |x| x));
     assert_eq!(out.len(), 100);
     assert_eq!((reports[0].sections, reports[0].plan.batch_size), (5, 8));
@@ -38,6 +40,8 @@ fn process_environment() {
 
     // A misconfigured environment stops the run with a message naming it.
     std::env::set_var("OHUA_WORKERS", "many");
+    let err = ohua_runtime::deploy::reload().expect_err("OHUA_WORKERS=many is invalid");
+    assert!(err.to_string().contains("OHUA_WORKERS"), "{err}");
     let msg = expect_panic(|| run_pipeline(&PIPE, 10, |x| x));
     assert!(msg.contains("cannot run algorithm `pipe`"), "{msg}");
     assert!(msg.contains("environment variable OHUA_WORKERS"), "{msg}");

@@ -115,10 +115,16 @@ fn rules_first_match_wins_and_unmatched_share_a_section() {
 
 #[test]
 fn rules_are_anchored() {
-    // `inc` alone matches no full name; `pipe/inc` is only a prefix.
+    // `inc` alone matches no full name; `pipe/inc` is only a prefix. So no
+    // rule matches any operator: the rules are not for this algorithm and it
+    // keeps `auto` (rather than one section holding everything).
     let rules = vec![SectionRule::new(["inc", "pipe/inc"]).unwrap()];
     let p = plan(&PIPE, &with(SectionStrategy::Rules(rules), 2));
-    assert_eq!((p.sections, p.section_of), (1, vec![0; 5]));
+    assert_eq!(p, plan(&PIPE, &with(SectionStrategy::Auto, 2)));
+    // One that matches the whole name does apply.
+    let rules = vec![SectionRule::new(["pipe/inc#1"]).unwrap()];
+    let p = plan(&PIPE, &with(SectionStrategy::Rules(rules), 2));
+    assert_eq!((p.sections, p.section_of), (2, vec![1, 0, 1, 1, 1]));
 }
 
 #[test]

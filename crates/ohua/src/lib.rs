@@ -33,6 +33,24 @@
 //! assert_eq!(ohua::sequential(|| sum_of_squares(vec![1, 2, 3])), 14);
 //! ```
 //!
+//! Every run can be observed: [`profile`] returns a [`RunReport`] per run
+//! (firings and busy time per operator, the sections, the graph):
+//!
+//! ```
+//! #[ohua::algorithm]
+//! fn twice(xs: Vec<u64>) -> Vec<u64> {
+//!     let ys: Vec<u64> = xs.into_iter().map(|x| { let y = x * 2; y }).collect();
+//!     ys
+//! }
+//! let (ys, reports) = ohua::profile(|| twice(vec![1, 2]));
+//! assert_eq!(ys, vec![2, 4]);
+//! let report = &reports[0];
+//! assert_eq!(report.algorithm, "twice");
+//! let dot = report.dot(); // the graph as DOT, clustered by section
+//! assert!(dot.starts_with("digraph \"twice\""));
+//! assert_eq!(dot, ohua::to_dot(report.graph, Some(&report.plan)));
+//! ```
+//!
 //! See the README for the language, deployment configuration, observability
 //! and the exact semantic guarantee.
 #![warn(missing_docs)]
@@ -66,7 +84,9 @@ pub use ohua_runtime::deploy::{DeployError, Deployment, SectionRule, SectionStra
 pub fn reload_config() -> Result<(), std::sync::Arc<DeployError>> {
     ohua_runtime::deploy::reload()
 }
-pub use ohua_runtime::report::{to_dot, NodeStats, RunReport};
+pub use ohua_runtime::deploy::Plan;
+pub use ohua_runtime::graph::{ArcInfo, GraphInfo, NodeInfo};
+pub use ohua_runtime::report::{to_dot, NodeStats, RunReport, SectionStats};
 
 /// Items the generated code refers to. Not a stable API.
 #[doc(hidden)]

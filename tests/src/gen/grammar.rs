@@ -354,10 +354,14 @@ impl Gen {
             *out += &format!("{p}for {v} in xs.clone() {{\n");
         } else if self.rng.chance(1, 3) {
             // The loop header's closure captures a local of the algorithm.
-            let (n, q) = (self.fresh("n"), self.var());
+            // Only an immutable local: the body may assign a mutable one,
+            // which the closure (alive for the whole loop) would borrow.
+            let imm: Vec<String> = self.scopes.iter().flatten().cloned().collect();
+            let q = if imm.is_empty() { "lit(1)".to_string() } else { imm[self.rng.below(imm.len())].clone() };
+            let n = self.fresh("n");
             *out += &format!("{p}let {n} = {} % 5;\n", self.var());
             self.bind(n.clone());
-            *out += &format!("{p}for {v} in (0..{n}).filter(|j| (*j).wrapping_add({q}) % 2 == 0) {{\n");
+            *out += &format!("{p}for {v} in (0..{n}).filter(|j: &i64| (*j).wrapping_add({q}) % 2 == 0) {{\n");
         } else {
             let n = self.fresh("n");
             *out += &format!("{p}let {n} = {} % 5;\n", self.var());

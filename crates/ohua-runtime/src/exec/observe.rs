@@ -53,7 +53,16 @@ pub(crate) fn make_report(
             nodes[id].steps = nodes[head].steps;
         }
     }
-    RunReport { algorithm: graph.algorithm, sections: plan.sections, wall, nodes, plan, section_stats, panicked: None }
+    RunReport {
+        graph,
+        algorithm: graph.algorithm,
+        sections: plan.sections,
+        wall,
+        nodes,
+        plan,
+        section_stats,
+        panicked: None,
+    }
 }
 
 /// Hand `report` to every enclosing `profile` and honour the env variables.

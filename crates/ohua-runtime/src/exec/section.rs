@@ -153,7 +153,7 @@ impl<'a> Section<'a> {
         graph: &GraphInfo,
         out: &CounterSink,
     ) {
-        let _hook = BlockingHook::install(&self.waker);
+        let _hook = BlockingHook::install(&self.waker, shared.streaming_flag());
         beat.set_thread();
         let backoff = Backoff::new();
         let stall_dump = stall_dump_after();
@@ -334,38 +334,49 @@ pub(super) fn drop_node(slot: &Slot<'_>, task: &mut Task<'_>, shared: &RunShared
 }
 
 thread_local! {
-    /// The waker of the section this thread is stepping an operator of.
-    static BLOCKING_WAKER: Cell<*const Waker> = const { Cell::new(std::ptr::null()) };
+    /// The waker of the section this thread is stepping an operator of, and
+    /// its run's streaming flag.
+    static BLOCKING_HOOK: Cell<(*const Waker, *const AtomicBool)> =
+        const { Cell::new((std::ptr::null(), std::ptr::null())) };
 }
 
-/// Sets [`BLOCKING_WAKER`] while a thread drives a section (restoring the
+/// Sets [`BLOCKING_HOOK`] while a thread drives a section (restoring the
 /// outer one of a nested run).
-struct BlockingHook(*const Waker);
+struct BlockingHook((*const Waker, *const AtomicBool));
 
 impl BlockingHook {
-    fn install(waker: &Waker) -> Self {
-        BlockingHook(BLOCKING_WAKER.with(|w| w.replace(waker)))
+    fn install(waker: &Waker, streaming: &AtomicBool) -> Self {
+        BlockingHook(BLOCKING_HOOK.with(|h| h.replace((waker, streaming))))
     }
 }
 
 impl Drop for BlockingHook {
     fn drop(&mut self) {
-        BLOCKING_WAKER.with(|w| w.set(self.0));
+        BLOCKING_HOOK.with(|h| h.set(self.0));
     }
 }
 
-/// Called by an operator that has just published outputs (its ports'
-/// `flush`) and is about to call something that may block (an iterator's
-/// `next()` with nothing known to be ready). If the monitor has meanwhile
-/// handed the operator's section to another thread, that thread may be
-/// parked, and arcs inside a section have no wakers: wake it, so the
-/// operators behind this one get what it published.
-pub(crate) fn before_blocking() {
-    BLOCKING_WAKER.with(|w| {
-        let waker = w.get();
-        if !waker.is_null() {
-            // SAFETY: set by `BlockingHook` for as long as this thread drives
-            // (or is stuck in) the section, which outlives the hook.
+/// Called by an operator about to call something that may block (an
+/// iterator's `next()` with nothing known to be ready): the run then counts
+/// as streaming and the monitor looks every [`super::monitor::TICK`]. With
+/// `published`, the operator has just published outputs (its ports'
+/// `flush`): if the monitor has meanwhile handed its section to another
+/// thread, that thread may be parked, and arcs inside a section have no
+/// wakers, so it is woken to take what was published.
+pub(crate) fn before_blocking(published: bool) {
+    BLOCKING_HOOK.with(|h| {
+        let (waker, streaming) = h.get();
+        if streaming.is_null() {
+            return;
+        }
+        // SAFETY: set by `BlockingHook` for as long as this thread drives
+        // (or is stuck in) the section; the run outlives it.
+        let streaming = unsafe { &*streaming };
+        if !streaming.load(Ordering::Relaxed) {
+            streaming.store(true, Ordering::Relaxed);
+        }
+        if published {
+            // SAFETY: as above.
             unsafe { &*waker }.wake();
         }
     });

@@ -24,6 +24,8 @@ pub(crate) enum Failure {
 /// Shared by the sections of one run, borrowed by their threads.
 pub(crate) struct RunShared {
     abort: AtomicBool,
+    /// An `SMap` of the run iterates a source that may block (monitor.rs).
+    streaming: AtomicBool,
     failure: Mutex<Option<Failure>>,
     wakers: Vec<Waker>,
     sections: Mutex<Vec<SectionStats>>,
@@ -33,7 +35,13 @@ impl RunShared {
     /// Shared state for a run whose sections are woken by `wakers`.
     pub(crate) fn new(wakers: Vec<Waker>) -> Self {
         let sections = Mutex::new(vec![SectionStats::default(); wakers.len()]);
-        RunShared { abort: AtomicBool::new(false), failure: Mutex::new(None), wakers, sections }
+        RunShared {
+            abort: AtomicBool::new(false),
+            streaming: AtomicBool::new(false),
+            failure: Mutex::new(None),
+            wakers,
+            sections,
+        }
     }
 
     /// Whether the run is being aborted; sections then drop their nodes and exit.
@@ -57,6 +65,16 @@ impl RunShared {
         for w in &self.wakers {
             w.wake();
         }
+    }
+
+    /// Whether an operator of the run iterates a source that may block.
+    pub(crate) fn streaming(&self) -> bool {
+        self.streaming.load(Ordering::Relaxed)
+    }
+
+    /// The flag [`RunShared::streaming`] reads.
+    pub(crate) fn streaming_flag(&self) -> &AtomicBool {
+        &self.streaming
     }
 
     /// Record how section `index` waited.

@@ -81,6 +81,10 @@ impl<'r> Run<'r, '_> {
 }
 
 impl Watched for Run<'_, '_> {
+    fn streaming(&self) -> bool {
+        self.shared.streaming()
+    }
+
     fn check(&self) {
         for (k, section) in self.sections.iter().enumerate() {
             section.check(self.shared, |id, beat: std::sync::Arc<Beat>| {

@@ -110,8 +110,8 @@ where
                         if done > 0 {
                             self.elements.flush();
                             self.ticks.flush();
-                            crate::exec::before_blocking();
                         }
+                        crate::exec::before_blocking(done > 0);
                         let (sent, more) = emit_run(it, &mut self.elements, &mut self.ticks, 1);
                         done += sent;
                         more

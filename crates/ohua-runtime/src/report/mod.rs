@@ -13,6 +13,7 @@ use std::time::Duration;
 pub use dot::to_dot;
 
 use crate::deploy::Plan;
+use crate::graph::GraphInfo;
 
 /// Measurements of one run of one algorithm.
 ///
@@ -22,7 +23,14 @@ use crate::deploy::Plan;
 /// use std::time::Duration;
 /// use ohua_runtime::report::{NodeStats, RunReport};
 /// use ohua_runtime::deploy::Plan;
+/// # use ohua_runtime::graph::{GraphInfo, NodeInfo};
+/// static G: GraphInfo = GraphInfo {
+///     algorithm: "demo",
+///     nodes: &[NodeInfo { name: "demo/f#0", kind: "call", depth: 0, label: "f (x)" }],
+///     arcs: &[],
+/// };
 /// let r = RunReport {
+///     graph: &G,
 ///     section_stats: vec![],
 ///     panicked: None,
 ///     algorithm: "demo",
@@ -37,9 +45,12 @@ use crate::deploy::Plan;
 /// };
 /// assert!(r.to_string().contains("demo/f#0"));
 /// assert_eq!(r.total_firings(), 3);
+/// assert!(r.dot().contains("cluster_0"), "the graph, clustered by section");
 /// ```
 #[derive(Debug, Clone)]
 pub struct RunReport {
+    /// The graph that ran (operators and arcs, by id as in `nodes`).
+    pub graph: &'static GraphInfo,
     /// The algorithm that ran.
     pub algorithm: &'static str,
     /// Number of sections (threads) it ran on.
@@ -98,6 +109,14 @@ impl RunReport {
     /// Sum of all operators' firings.
     pub fn total_firings(&self) -> u64 {
         self.nodes.iter().map(|n| n.firings).sum()
+    }
+
+    /// The graph that ran as DOT, its operators clustered by the section
+    /// they ran in ([`to_dot`] with this run's plan): what `OHUA_DOT` writes,
+    /// from code. (An example with an algorithm is in the `ohua` crate's
+    /// documentation.)
+    pub fn dot(&self) -> String {
+        to_dot(self.graph, Some(&self.plan))
     }
 
     /// The statistics of the operator with this name, if it ran.

@@ -76,7 +76,9 @@ mod tests {
 
     #[test]
     fn rows_are_sorted_by_busy_time_and_aligned() {
+        static G: crate::graph::GraphInfo = crate::graph::GraphInfo { algorithm: "t", nodes: &[], arcs: &[] };
         let r = RunReport {
+            graph: &G,
             section_stats: vec![],
             panicked: None,
             algorithm: "t",

@@ -132,12 +132,16 @@ impl Resolver<'_> {
         self.env.bind(name.to_string(), Slot::Plain { var: v, state });
     }
 
+    /// Where the visible local `name` is bound.
+    pub(crate) fn position(&self, name: &syn::Ident) -> Result<crate::passes::env::Pos> {
+        self.env
+            .lookup(&name.to_string())
+            .ok_or_else(|| crate::error::CompileError::invalid(name.span(), format!("unknown local `{name}`")))
+    }
+
     /// The current version of a visible local.
     pub(crate) fn current(&self, name: &syn::Ident) -> Result<VarId> {
-        let pos = self
-            .env
-            .lookup(&name.to_string())
-            .ok_or_else(|| crate::error::CompileError::invalid(name.span(), format!("unknown local `{name}`")))?;
+        let pos = self.position(name)?;
         Ok(match self.env.get(pos) {
             Slot::Plain { var, .. } => var,
             Slot::Resident { outer, .. } => outer,

@@ -67,10 +67,7 @@ impl Resolver<'_> {
         }
         for ident in names {
             let mutated = Some(ident) == threaded_target || n.uses.iter().any(|u| &u.name == ident && u.mutated);
-            let pos = self
-                .env
-                .lookup(&ident.to_string())
-                .ok_or_else(|| crate::error::CompileError::invalid(ident.span(), format!("unknown local `{ident}`")))?;
+            let pos = self.position(ident)?;
             let input = match self.env.get(pos) {
                 Slot::Plain { var, state } if state || mutated => {
                     let out = self.fresh(ident);
@@ -197,9 +194,7 @@ impl Resolver<'_> {
             // b = tmp;`); `x = y` needs no node at all. A loop-resident `x`
             // is carried around its loop and keeps the threading below.
             Expr::Node(n) if op.is_none() && !n.uses.iter().any(|u| &u.name == target) => {
-                let pos = self.env.lookup(&target.to_string()).ok_or_else(|| {
-                    crate::error::CompileError::invalid(target.span(), format!("unknown local `{target}`"))
-                })?;
+                let pos = self.position(target)?;
                 let Slot::Plain { state, .. } = self.env.get(pos) else {
                     return self.assign_threaded(target, None, n, span);
                 };
@@ -221,9 +216,7 @@ impl Resolver<'_> {
                 let v = self.value(other)?;
                 match op {
                     None => {
-                        let pos = self.env.lookup(&target.to_string()).ok_or_else(|| {
-                            crate::error::CompileError::invalid(target.span(), format!("unknown local `{target}`"))
-                        })?;
+                        let pos = self.position(target)?;
                         let state = matches!(self.env.get(pos), Slot::Plain { state: true, .. });
                         self.env.set(pos, Slot::Plain { var: v, state });
                     }
