@@ -66,23 +66,44 @@ pub fn compile(item: &syn::ItemFn, siblings: &[syn::ItemFn]) -> Result<Compiled>
     Ok(Compiled { ast, ir, graph, tokens })
 }
 
-/// Print the stages named in `OHUA_DUMP` (comma-separated, or `all`) to
-/// stderr, or into files `<OHUA_DUMP_DIR>/<algorithm>.<stage>` if set.
+/// Write the stages named in `OHUA_DUMP` (comma-separated, or `all`) into
+/// files `<dir>/<algorithm>.<stage>`: `dir` is `OHUA_DUMP_DIR` if set, else
+/// `ohua-dump` in the target directory of the crate being built. With
+/// `OHUA_DUMP_DIR=stderr` they are printed instead.
+///
+/// Files, not stderr, by default: cargo keeps the compiler's output of a
+/// crate and prints it again on every later build that reuses the crate, so
+/// a dump printed once came back, stale, long after `OHUA_DUMP` was unset.
+/// A file holds the dump of the last expansion, which is the current one.
+/// (The macro runs only when the crate is recompiled: after setting
+/// `OHUA_DUMP`, `cargo clean -p <crate>` or change a file.)
 pub fn dump_from_env(c: &Compiled) {
     let Ok(spec) = std::env::var("OHUA_DUMP") else { return };
     let wanted: Vec<&str> =
         if spec.trim() == "all" { STAGES.to_vec() } else { spec.split(',').map(str::trim).collect() };
-    let dir = std::env::var("OHUA_DUMP_DIR").ok();
+    let dir = std::env::var("OHUA_DUMP_DIR").ok().map(std::path::PathBuf::from).unwrap_or_else(default_dump_dir);
     for stage in wanted {
         let Some(text) = c.stage(stage) else { continue };
-        match &dir {
-            Some(d) => {
-                let _ = std::fs::create_dir_all(d);
-                let _ = std::fs::write(format!("{d}/{}.{stage}", c.ir.name), text);
-            }
-            None => eprintln!("===== ohua {} : {stage} =====\n{text}", c.ir.name),
+        if dir.as_os_str() == "stderr" {
+            eprintln!("===== ohua {} : {stage} =====\n{text}", c.ir.name);
+            continue;
         }
+        // A dump that cannot be written must not fail the build.
+        let _ = std::fs::create_dir_all(&dir);
+        let _ = std::fs::write(dir.join(format!("{}.{stage}", c.ir.name)), text);
     }
+}
+
+/// `<target dir>/ohua-dump`: `CARGO_TARGET_DIR`, else the `target` folder
+/// next to the nearest `Cargo.lock` above the crate being built (its
+/// workspace root), else next to the crate.
+fn default_dump_dir() -> std::path::PathBuf {
+    if let Ok(t) = std::env::var("CARGO_TARGET_DIR") {
+        return std::path::PathBuf::from(t).join("ohua-dump");
+    }
+    let manifest = std::env::var("CARGO_MANIFEST_DIR").map(std::path::PathBuf::from).unwrap_or_default();
+    let root = manifest.ancestors().find(|d| d.join("Cargo.lock").exists()).unwrap_or(&manifest);
+    root.join("target").join("ohua-dump")
 }
 
 /// The whole `#[algorithm]` attribute: its arguments and the item it is on,

@@ -7,7 +7,7 @@ use proc_macro::TokenStream;
 /// Compile a function (or every `#[algorithm]` function of an inline module)
 /// into a dataflow graph that runs in parallel with sequential semantics.
 ///
-/// See the `ohua` crate for the language and the guarantees.
+#[doc = include_str!("../LANGUAGE.md")]
 #[proc_macro_attribute]
 pub fn algorithm(attr: TokenStream, item: TokenStream) -> TokenStream {
     ohua_compiler::expand(attr.into(), item.into()).into()

@@ -56,9 +56,81 @@
 #![warn(missing_docs)]
 
 pub use ohua_macros::algorithm;
-pub use ohua_runtime::context::{
-    is_sequential, last_operator_panic, profile, sequential, with_deployment, OperatorPanic,
-};
+pub use ohua_runtime::context::{is_sequential, last_operator_panic, OperatorPanic};
+
+/// Run `f`; every algorithm called inside it (on this thread, and in the
+/// operators of those runs) runs its original body as plain sequential
+/// Rust: the reference the parallel runs are checked against.
+///
+/// # Example
+///
+/// ```
+/// #[ohua::algorithm]
+/// fn total(xs: Vec<u64>) -> u64 {
+///     let mut sum = 0;
+///     for x in xs {
+///         let y = x * 10;
+///         sum += y;
+///     }
+///     sum
+/// }
+/// assert_eq!(ohua::sequential(|| total(vec![1, 2, 3])), 60);
+/// assert_eq!(total(vec![1, 2, 3]), 60); // the dataflow run, same value
+/// ```
+pub fn sequential<R>(f: impl FnOnce() -> R) -> R {
+    ohua_runtime::context::sequential(f)
+}
+
+/// Run `f` with every algorithm called inside it deployed per `d` instead
+/// of the process's configuration (`OHUA_CONFIG`, `OHUA_*`).
+///
+/// # Example
+///
+/// ```
+/// use ohua::{Deployment, SectionStrategy};
+/// #[ohua::algorithm]
+/// fn total(xs: Vec<u64>) -> u64 {
+///     let mut sum = 0;
+///     for x in xs {
+///         let y = x * 10;
+///         sum += y;
+///     }
+///     sum
+/// }
+/// let per_op = Deployment { sections: SectionStrategy::PerOperator, ..Deployment::default() };
+/// let (sum, reports) = ohua::profile(|| ohua::with_deployment(per_op, || total(vec![1, 2, 3])));
+/// assert_eq!(sum, 60);
+/// assert!(reports[0].sections > 1, "one section per operator");
+/// ```
+pub fn with_deployment<R>(d: Deployment, f: impl FnOnce() -> R) -> R {
+    ohua_runtime::context::with_deployment(d, f)
+}
+
+/// Run `f` and return, with its result, the [`RunReport`] of every
+/// algorithm run inside it (nested runs included, in the order they
+/// finished): firings and busy time per operator, sections, the graph.
+///
+/// # Example
+///
+/// ```
+/// #[ohua::algorithm]
+/// fn total(xs: Vec<u64>) -> u64 {
+///     let mut sum = 0;
+///     for x in xs {
+///         let y = x * 10;
+///         sum += y;
+///     }
+///     sum
+/// }
+/// let (sum, reports) = ohua::profile(|| total(vec![1, 2, 3]));
+/// assert_eq!(sum, 60);
+/// assert_eq!(reports.len(), 1);
+/// assert!(reports[0].total_firings() > 0);
+/// println!("{}", reports[0]); // the per-operator table
+/// ```
+pub fn profile<R>(f: impl FnOnce() -> R) -> (R, Vec<RunReport>) {
+    ohua_runtime::context::profile(f)
+}
 pub use ohua_runtime::deploy::{DeployError, Deployment, SectionRule, SectionStrategy};
 
 /// Read the `OHUA_CONFIG` file and the `OHUA_*` environment variables again.
