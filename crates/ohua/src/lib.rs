@@ -164,7 +164,7 @@ pub use ohua_runtime::report::{to_dot, NodeStats, RunReport, SectionStats};
 #[doc(hidden)]
 pub mod __private {
     pub use ohua_runtime::context::is_sequential;
-    pub use ohua_runtime::exec::execute;
+    pub use ohua_runtime::exec::{crossing, execute, shared};
     pub use ohua_runtime::graph::{ArcInfo, EncodedGraph, GraphInfo, NodeInfo};
     pub use ohua_runtime::node::branch::{Merge, Switch};
     pub use ohua_runtime::node::call::Call;

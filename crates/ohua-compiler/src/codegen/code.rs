@@ -19,7 +19,8 @@ pub(super) fn call(g: &Graph, n: usize, c: &CallNode) -> TokenStream {
         quote!(#rt::Sticky::new(#i, #home, #release))
     });
     let outs = (0..base).map(|p| output(g, n, p));
-    let f = closure(c);
+    let fanned: Vec<bool> = (0..base).map(|p| g.arcs_from(n, p).count() > 1).collect();
+    let f = closure(c, &fanned);
     let (b, id) = (super::builder(), super::num(n as u64));
     quote!(#b.call(#id, (#(#ins,)*), (#(#sticky,)*), (#(#outs,)*)).run(#f);)
 }
@@ -28,12 +29,14 @@ pub(super) fn call(g: &Graph, n: usize, c: &CallNode) -> TokenStream {
 /// (one data input, no sticky input, one output; see `chain.rs`).
 pub(super) fn link(g: &Graph, n: usize, c: &CallNode) -> TokenStream {
     let rt = rt();
-    let (i, o, f, id) = (input(g, n, 0), output(g, n, 0), closure(c), super::num(n as u64));
+    let fanned = [g.arcs_from(n, 0).count() > 1];
+    let (i, o, f, id) = (input(g, n, 0), output(g, n, 0), closure(c, &fanned), super::num(n as u64));
     quote!(#rt::Link::new(#id, #i, #o, #f))
 }
 
 /// The closure of a call node: `|(data..), (sticky..)| ((sticky..), (outputs..))`.
-fn closure(c: &CallNode) -> TokenStream {
+/// `fanned[k]`: output `k` goes to several operators.
+fn closure(c: &CallNode, fanned: &[bool]) -> TokenStream {
     let data_pats = c.data.iter().map(|d| match d {
         Some(ident) => quote!(mut #ident),
         None => quote!(_),
@@ -50,6 +53,15 @@ fn closure(c: &CallNode) -> TokenStream {
     let temps: Vec<_> = (0..bound.len()).map(|k| super::local(&format!("t{k}"))).collect();
     let threaded = &c.returns[bound.len()..];
     let stmt = statement(&c.code, c);
+    // Checks spanned at the user's bindings (`exec/checks.rs` in the
+    // runtime): a value that is not `Send`, or is used by several operators
+    // and is not `Clone`, is reported at its `let` with advice.
+    let checks = bound.iter().enumerate().map(|(k, r)| {
+        let shared =
+            fanned.get(k).copied().unwrap_or(false).then(|| quote::quote_spanned!(r.span()=> __ohua::shared(&#r);));
+        quote::quote_spanned!(r.span()=> __ohua::crossing(&#r); #shared)
+    });
+    let stmt = quote!(#stmt #(#checks)*);
     // The returned tuple too: rustc reports a value that borrows from the
     // operator's own inputs (`for x in xs.iter()`, E0515) at the return.
     let ret_span = bound.first().map_or_else(proc_macro2::Span::call_site, syn::Ident::span);

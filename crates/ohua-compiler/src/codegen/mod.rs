@@ -130,7 +130,10 @@ fn node(g: &Graph, n: usize) -> TokenStream {
     let body = match &node.kind {
         Kind::Source(Some(ident)) => {
             let o = output(g, n, 0);
-            quote!(#rt::Source::new(#ident, #o))
+            // Spanned at the parameter: a parameter that is not `Send` (a raw
+            // pointer, an `Rc`) is reported there (`exec/checks.rs`).
+            let check = quote::quote_spanned!(ident.span()=> #rt::crossing(&#ident););
+            quote!({ #check #rt::Source::new(#ident, #o) })
         }
         Kind::Source(None) => {
             let o = output(g, n, 0);

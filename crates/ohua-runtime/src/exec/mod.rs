@@ -11,6 +11,7 @@
 //! shutdown and abort protocols are described in this folder's `README.md`.
 
 mod builder;
+mod checks;
 mod handover;
 mod monitor;
 mod observe;
@@ -24,6 +25,7 @@ mod threads;
 mod timing;
 
 pub use builder::{Builder, CallPorts};
+pub use checks::{crossing, shared, CrossesOperators, SharedByOperators};
 pub use observe::{OHUA_DOT, OHUA_REPORT};
 pub use run::execute;
 pub(crate) use section::before_blocking;
