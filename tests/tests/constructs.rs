@@ -418,3 +418,23 @@ fn squares_below(limit: u64) -> Vec<u64> {
 fn a_closure_in_the_loop_header_borrows_a_parameter() {
     check(|| squares_below(1_000));
 }
+
+fn word_count(s: &str) -> usize {
+    s.split_whitespace().count()
+}
+
+/// A `let` may borrow from a parameter taken by reference (the caller's data
+/// outlives the run); borrowing from a local is rejected with advice
+/// (`compile_fail/borrowing_let.rs`).
+#[algorithm]
+fn borrow_of_a_parameter(text: &str) -> (usize, String) {
+    let t = text.trim();
+    let n = word_count(t);
+    let upper = t.to_uppercase();
+    (n, upper)
+}
+
+#[test]
+fn a_let_may_borrow_from_a_parameter_taken_by_reference() {
+    check(|| borrow_of_a_parameter("  two words  "));
+}

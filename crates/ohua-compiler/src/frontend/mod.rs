@@ -15,6 +15,7 @@
 pub mod ast;
 mod ast_ext;
 mod block;
+mod borrows;
 mod branch;
 mod dump;
 mod expr;
@@ -43,6 +44,17 @@ pub fn parse_algorithm(item: &syn::ItemFn, algorithms: &[syn::Ident]) -> Result<
     let mut frontend = Frontend { algorithms, scope: Scope::new(), unit_return: signature::returns_unit(&item.sig) };
     params.iter().for_each(|p| frontend.scope.bind_pattern(&p.pat));
     let body = frontend.parse_block(&item.block, true)?;
+    // Parameters taken by reference may be borrowed from (the caller's data
+    // outlives the run); see `borrows.rs`.
+    let by_ref: Vec<String> = params
+        .iter()
+        .filter(|p| matches!(p.ty, syn::Type::Reference(_)))
+        .filter_map(|p| match &p.pat {
+            ast::Pattern::Ident { name, .. } => Some(name.to_string()),
+            _ => None,
+        })
+        .collect();
+    borrows::check_all(&body, &by_ref)?;
     Ok(ast::Algorithm { name: item.sig.ident.clone(), item: item.clone(), params, body })
 }
 
