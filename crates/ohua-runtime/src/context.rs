@@ -52,7 +52,8 @@ pub struct OperatorPanic {
 /// # Example
 ///
 /// ```
-/// use ohua_runtime::context::last_operator_panic;
+/// # mod ohua { pub use ohua_runtime::{context::*, deploy::*, graph::*, report::*}; }
+/// use ohua::last_operator_panic;
 /// // No algorithm has panicked on this thread.
 /// assert_eq!(last_operator_panic(), None);
 /// ```
@@ -129,7 +130,8 @@ pub fn profile<R>(f: impl FnOnce() -> R) -> (R, Vec<RunReport>) {
 /// # Example
 ///
 /// ```
-/// use ohua_runtime::context::{is_sequential, sequential};
+/// # mod ohua { pub use ohua_runtime::{context::*, deploy::*, graph::*, report::*}; }
+/// use ohua::{is_sequential, sequential};
 /// assert!(!is_sequential());
 /// assert!(sequential(is_sequential));
 /// assert!(!is_sequential());

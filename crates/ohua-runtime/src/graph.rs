@@ -13,7 +13,8 @@ pub use encoded::EncodedGraph;
 /// # Example
 ///
 /// ```
-/// use ohua_runtime::graph::{GraphInfo, NodeInfo, ArcInfo};
+/// # mod ohua { pub use ohua_runtime::{context::*, deploy::*, graph::*, report::*}; }
+/// use ohua::{ArcInfo, GraphInfo, NodeInfo};
 /// static G: GraphInfo = GraphInfo {
 ///     algorithm: "demo",
 ///     nodes: &[

@@ -12,7 +12,8 @@ use std::path::PathBuf;
 /// # Example
 ///
 /// ```
-/// use ohua_runtime::deploy::{DeployError, Deployment};
+/// # mod ohua { pub use ohua_runtime::{context::*, deploy::*, graph::*, report::*}; }
+/// use ohua::{DeployError, Deployment};
 /// let err = Deployment::from_toml_str("workers = 0").unwrap_err();
 /// assert!(matches!(err, DeployError::Value { .. }));
 /// assert!(err.to_string().contains("workers"));

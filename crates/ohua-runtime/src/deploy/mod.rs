@@ -81,7 +81,8 @@ pub use strategy::SectionStrategy;
 /// # Example
 ///
 /// ```
-/// use ohua_runtime::deploy::{Deployment, SectionStrategy};
+/// # mod ohua { pub use ohua_runtime::{context::*, deploy::*, graph::*, report::*}; }
+/// use ohua::{Deployment, SectionStrategy};
 /// let d = Deployment { workers: 2, sections: SectionStrategy::PerOperator, ..Deployment::default() };
 /// assert_eq!(d.batch_size, 1024);
 /// ```
@@ -146,7 +147,8 @@ impl Deployment {
     /// # Example
     ///
     /// ```
-    /// use ohua_runtime::deploy::{Deployment, SectionStrategy};
+    /// # mod ohua { pub use ohua_runtime::{context::*, deploy::*, graph::*, report::*}; }
+    /// use ohua::{Deployment, SectionStrategy};
     /// let d = Deployment::from_toml_str("workers = 3\nsections = \"per-op\"").unwrap();
     /// assert_eq!((d.workers, d.sections), (3, SectionStrategy::PerOperator));
     /// ```

@@ -12,7 +12,8 @@ use super::DeployError;
 /// # Example
 ///
 /// ```
-/// use ohua_runtime::deploy::SectionRule;
+/// # mod ohua { pub use ohua_runtime::{context::*, deploy::*, graph::*, report::*}; }
+/// use ohua::SectionRule;
 /// let rule = SectionRule::new(&["word_freq/split#.*", "word_freq/norm.*"]).unwrap();
 /// assert!(rule.matches("word_freq/split#3"));
 /// assert!(rule.matches("word_freq/normalize#4"));

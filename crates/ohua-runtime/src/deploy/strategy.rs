@@ -10,7 +10,8 @@ use super::{DeployError, SectionRule};
 /// # Example
 ///
 /// ```
-/// use ohua_runtime::deploy::SectionStrategy;
+/// # mod ohua { pub use ohua_runtime::{context::*, deploy::*, graph::*, report::*}; }
+/// use ohua::SectionStrategy;
 /// let s: SectionStrategy = "random:3:42".parse().unwrap();
 /// assert_eq!(s, SectionStrategy::Random { sections: 3, seed: 42 });
 /// assert_eq!(s.to_string(), "random:3:42");
@@ -61,7 +62,8 @@ impl SectionStrategy {
     /// # Example
     ///
     /// ```
-    /// use ohua_runtime::deploy::SectionStrategy;
+    /// # mod ohua { pub use ohua_runtime::{context::*, deploy::*, graph::*, report::*}; }
+    /// use ohua::SectionStrategy;
     /// let s = SectionStrategy::PerAlgorithm {
     ///     default: Box::new(SectionStrategy::Auto),
     ///     algorithms: vec![("server".into(), SectionStrategy::PerOperator)],

@@ -14,8 +14,8 @@ use crate::graph::GraphInfo;
 /// # Example
 ///
 /// ```
-/// use ohua_runtime::graph::{GraphInfo, NodeInfo, ArcInfo};
-/// use ohua_runtime::report::to_dot;
+/// # mod ohua { pub use ohua_runtime::{context::*, deploy::*, graph::*, report::*}; }
+/// use ohua::{to_dot, ArcInfo, GraphInfo, NodeInfo};
 /// static G: GraphInfo = GraphInfo {
 ///     algorithm: "demo",
 ///     nodes: &[

@@ -21,8 +21,8 @@ use crate::graph::GraphInfo;
 ///
 /// ```
 /// use std::time::Duration;
-/// use ohua_runtime::report::{NodeStats, RunReport};
-/// use ohua_runtime::deploy::Plan;
+/// # mod ohua { pub use ohua_runtime::{context::*, deploy::*, graph::*, report::*}; }
+/// use ohua::{NodeStats, Plan, RunReport};
 /// # use ohua_runtime::graph::{GraphInfo, NodeInfo};
 /// static G: GraphInfo = GraphInfo {
 ///     algorithm: "demo",
