@@ -170,3 +170,94 @@ fn file_errors_name_the_file() {
     let text = err.to_string();
     assert!(text.contains(file.path()) && text.contains("threads"), "{text}");
 }
+
+// Scoped rules (issue 9, part 7): what a rule applies to and when a rule
+// that has no effect is reported. Each test uses its own algorithm names,
+// as the record of reported rules is per process.
+
+mod scoping {
+    use std::sync::{Arc, Mutex};
+
+    use ohua_runtime::deploy::{plan, Deployment, SectionStrategy};
+    use ohua_runtime::graph::{GraphInfo, NodeInfo};
+
+    const fn call(name: &'static str) -> NodeInfo {
+        NodeInfo { name, kind: "call", depth: 0, label: name }
+    }
+
+    static SPLITTER: GraphInfo = GraphInfo {
+        algorithm: "splitter",
+        nodes: &[call("splitter/split#1"), call("splitter/count#2"), call("splitter/emit#3")],
+        arcs: &[],
+    };
+
+    static WORD_FREQ: GraphInfo = GraphInfo {
+        algorithm: "word_freq",
+        nodes: &[call("word_freq/split#1"), call("word_freq/add#2"), call("word_freq/top#3")],
+        arcs: &[],
+    };
+
+    /// What `tracing` prints on this thread while `f` runs.
+    fn warnings_of(f: impl FnOnce()) -> String {
+        #[derive(Clone, Default)]
+        struct Buffer(Arc<Mutex<Vec<u8>>>);
+        impl std::io::Write for Buffer {
+            fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+                self.0.lock().unwrap().extend_from_slice(b);
+                Ok(b.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let buffer = Buffer::default();
+        let writer = buffer.clone();
+        let subscriber = tracing_subscriber::fmt().with_writer(move || writer.clone()).with_ansi(false).finish();
+        tracing::subscriber::with_default(subscriber, f);
+        let text = buffer.0.lock().unwrap().clone();
+        String::from_utf8(text).unwrap()
+    }
+
+    #[test]
+    fn a_misspelt_rule_for_an_algorithm_is_reported_though_no_rule_applies() {
+        // The only rule names `splitter` but misspells its function: no rule
+        // matches, so `splitter` keeps `auto`, which is reported once.
+        let d = Deployment::from_toml_str("workers = 2\n[[section]]\nops = [\"splitter/splt#.*\"]\n").unwrap();
+        let auto = Deployment { sections: SectionStrategy::Auto, ..d.clone() };
+        let log = warnings_of(|| {
+            for _ in 0..3 {
+                assert_eq!(plan(&SPLITTER, &d), plan(&SPLITTER, &auto), "keeps auto");
+            }
+        });
+        assert_eq!(log.matches("WARN").count(), 1, "{log}");
+        assert!(log.contains("splitter/splt#.*") && log.contains("keeps `auto`"), "{log}");
+    }
+
+    #[test]
+    fn a_misspelt_algorithm_name_is_reported_when_a_similar_one_runs() {
+        let d = Deployment::from_toml_str("workers = 2\n[algorithm.wordfreq]\nsections = \"single\"\n").unwrap();
+        let log = warnings_of(|| {
+            plan(&SPLITTER, &d); // not similar: nothing to say
+        });
+        assert!(log.is_empty(), "{log}");
+        let log = warnings_of(|| {
+            for _ in 0..3 {
+                assert_eq!(plan(&WORD_FREQ, &d).sections, 2, "not configured: the default, auto");
+            }
+        });
+        assert_eq!(log.matches("WARN").count(), 1, "{log}");
+        assert!(log.contains("`wordfreq`") && log.contains("[algorithm.word_freq]"), "{log}");
+    }
+
+    #[test]
+    fn a_process_wide_rule_for_an_algorithm_with_a_table_is_rejected() {
+        let toml = "[[section]]\nops = [\"server/accept#.*\"]\n[algorithm.server]\nsections = \"per-op\"\n";
+        let err = Deployment::from_toml_str(toml).unwrap_err();
+        let text = err.to_string();
+        assert!(text.contains("server/accept#.*") && text.contains("[[algorithm.NAME.section]]"), "{text}");
+        // Rules for other algorithms, and an empty table, are fine.
+        Deployment::from_toml_str("[[section]]\nops = [\"other/a#.*\"]\n[algorithm.server]\nsections = \"single\"\n")
+            .unwrap();
+        Deployment::from_toml_str("[[section]]\nops = [\"server/accept#.*\"]\n[algorithm.server]\n").unwrap();
+    }
+}

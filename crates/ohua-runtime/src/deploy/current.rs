@@ -64,6 +64,8 @@ pub fn current() -> Result<Arc<Deployment>, Arc<DeployError>> {
 /// ```
 pub fn reload() -> Result<(), Arc<DeployError>> {
     let fresh = read();
+    // A new configuration: its rules are checked (and reported) anew.
+    super::unmatched::reset();
     let outcome = fresh.as_ref().map(|_| ()).map_err(Arc::clone);
     *CURRENT.write().unwrap_or_else(|e| e.into_inner()) = Some(fresh);
     outcome

@@ -61,6 +61,7 @@ pub(super) fn apply_toml(mut base: Deployment, s: &str) -> Result<Deployment, De
         for (name, a) in &cfg.algorithm {
             // A table that sets nothing keeps the process-wide default.
             if let Some(s) = strategy(a.sections.as_deref(), &a.section)? {
+                shadowed(&base.sections, name)?;
                 algorithms.push((name.clone(), s));
             }
         }
@@ -77,6 +78,23 @@ fn strategy(sections: Option<&str>, rules: &[RuleConfig]) -> Result<Option<Secti
         return Ok(Some(SectionStrategy::Rules(rules)));
     }
     sections.map(str::parse).transpose()
+}
+
+/// A process-wide rule written for `algorithm` (`algorithm/..` patterns)
+/// would never apply, as that algorithm's own table sets its sections:
+/// rejected, saying where the rule belongs, rather than silently dropped.
+fn shadowed(process_wide: &SectionStrategy, algorithm: &str) -> Result<(), DeployError> {
+    let SectionStrategy::Rules(rules) = process_wide else { return Ok(()) };
+    match rules.iter().find(|r| r.algorithm() == Some(algorithm)) {
+        Some(rule) => Err(DeployError::Value {
+            key: "section".to_string(),
+            value: format!("ops = [\"{}\"]", rule.patterns().join("\", \"")),
+            reason: "this process-wide [[section]] rule names an algorithm that has its own \
+                     [algorithm.NAME] table, so it would never apply; move it into that table as \
+                     [[algorithm.NAME.section]]",
+        }),
+        None => Ok(()),
+    }
 }
 
 /// `v` as a `usize` if it is at least 1.

@@ -66,6 +66,7 @@ mod file;
 pub(crate) mod learned;
 mod plan;
 mod rule;
+mod similar;
 mod strategy;
 mod unmatched;
 

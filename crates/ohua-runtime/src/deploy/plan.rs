@@ -54,13 +54,20 @@ pub struct Plan {
 /// removed and the rest renumbered in order, so `0..sections` are all used.
 pub fn plan(graph: &GraphInfo, d: &Deployment) -> Plan {
     let (strategy, scoped) = d.sections.for_algorithm(graph.algorithm);
+    // Whether the configuration set this algorithm's sections: a table of
+    // its name or a matching rule (else a misspelt name is looked for).
+    let mut own = scoped;
     let raw: Vec<usize> = match strategy {
         SectionStrategy::Rules(rules) => match by_rules(graph, rules, scoped) {
-            Some(raw) => raw,
+            Some(raw) => {
+                own = true;
+                raw
+            }
             None => auto::split(graph, d.workers, learned::costs(graph).as_deref()),
         },
         other => by_strategy(graph, d, other),
     };
+    unmatched::planned(graph.algorithm, own, &d.sections);
     let (section_of, sections) = compact(raw);
     let batch_size = d.batch_size.max(1);
     Plan {
@@ -83,7 +90,7 @@ fn by_rules(graph: &GraphInfo, rules: &[SectionRule], scoped: bool) -> Option<Ve
     for &r in raw.iter().filter(|&&r| r < rules.len()) {
         matched[r] = true;
     }
-    unmatched::report(graph.algorithm, rules, &matched, scoped);
+    unmatched::rules(graph.algorithm, rules, &matched, scoped);
     matched.contains(&true).then_some(raw)
 }
 

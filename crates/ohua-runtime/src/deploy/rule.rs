@@ -28,6 +28,9 @@ pub struct SectionRule {
     /// empty match caches, which made planning a two-section run cost more
     /// than running a small algorithm.
     regex: std::sync::Arc<regex::Regex>,
+    /// The algorithm every pattern names literally, if they agree (see
+    /// [`SectionRule::algorithm`]).
+    algorithm: Option<String>,
 }
 
 impl SectionRule {
@@ -54,7 +57,8 @@ impl SectionRule {
         let anchored = if written.is_empty() { "[^\\s\\S]".to_string() } else { format!("^(?:{alternation})$") };
         let regex = regex::Regex::new(&anchored)
             .map_err(|e| DeployError::Regex { pattern: written.join(", "), error: Box::new(e) })?;
-        Ok(SectionRule { patterns: written, regex: std::sync::Arc::new(regex) })
+        let algorithm = common_algorithm(&written);
+        Ok(SectionRule { patterns: written, regex: std::sync::Arc::new(regex), algorithm })
     }
 
     /// Whether the operator named `name` belongs to this section.
@@ -66,6 +70,60 @@ impl SectionRule {
     pub fn patterns(&self) -> &[String] {
         &self.patterns
     }
+
+    /// The algorithm this rule is written for: the literal name before the
+    /// `/` that every one of its patterns starts with (`None` if a pattern
+    /// starts otherwise, or the patterns name different algorithms). A rule
+    /// for an algorithm that matches none of its operators is reported when
+    /// that algorithm runs (`deploy/unmatched.rs`).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// # mod ohua { pub use ohua_runtime::{context::*, deploy::*, graph::*, report::*}; }
+    /// use ohua::SectionRule;
+    /// let rule = |p: &[&str]| SectionRule::new(p).unwrap();
+    /// assert_eq!(rule(&["word_freq/split#.*", "^word_freq/add#3$"]).algorithm(), Some("word_freq"));
+    /// assert_eq!(rule(&[".*/split#.*"]).algorithm(), None);
+    /// assert_eq!(rule(&["a/x#.*", "b/y#.*"]).algorithm(), None);
+    /// assert_eq!(rule(&["a/x#1|b/y#2"]).algorithm(), None, "an alternation may name another");
+    /// ```
+    pub fn algorithm(&self) -> Option<&str> {
+        self.algorithm.as_deref()
+    }
+}
+
+/// The algorithm all `patterns` name literally, if any.
+fn common_algorithm(patterns: &[String]) -> Option<String> {
+    let mut names = patterns.iter().map(|p| literal_algorithm(p));
+    let first = names.next()??;
+    names.all(|n| n.as_deref() == Some(first.as_str())).then_some(first)
+}
+
+/// `name` if `pattern` (after an optional `^`) starts with the identifier
+/// `name` and a `/`, and has no `|` outside a group or class, which could
+/// let it match names of another algorithm.
+fn literal_algorithm(pattern: &str) -> Option<String> {
+    let body = pattern.strip_prefix('^').unwrap_or(pattern);
+    let (name, _) = body.split_once('/')?;
+    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return None;
+    }
+    let (mut depth, mut in_class, mut chars) = (0usize, false, body.chars());
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                chars.next(); // an escaped character is a literal
+            }
+            '[' => in_class = true,
+            ']' => in_class = false,
+            '(' if !in_class => depth += 1,
+            ')' if !in_class => depth = depth.saturating_sub(1),
+            '|' if !in_class && depth == 0 => return None,
+            _ => {}
+        }
+    }
+    Some(name.to_string())
 }
 
 impl PartialEq for SectionRule {
