@@ -28,30 +28,40 @@
 //! arc_capacity = 4096       # packets buffered on an arc between sections
 //! sections = "auto"         # or "single", "per-op", "random:3:42"
 //!
-//! # If present, rules win over `sections`: each [[section]] is one section,
-//! # holding the operators whose full name (`algorithm/function#callsite`)
-//! # matches one of its regular expressions. The first matching rule wins;
-//! # operators matching no rule share one extra section.
+//! # Process-wide rules: each [[section]] is one section, holding the
+//! # operators whose full name (`algorithm/function#callsite`) matches one
+//! # of its regular expressions. The first matching rule wins; operators
+//! # matching no rule share one extra section. They apply only to an
+//! # algorithm one of them matches: every other algorithm keeps `auto`
+//! # (if rules are present, they win over `sections`).
 //! [[section]]
 //! ops = ["word_freq/split#.*", "word_freq/normalize#.*"]
 //! [[section]]
 //! ops = ["word_freq/add#.*"]
 //!
-//! # Per algorithm: these settings apply to `server` only; other
-//! # algorithms keep the settings above (an algorithm that no process-wide
-//! # rule matches keeps `sections`, by default `auto`).
+//! # Per algorithm: `server` only (a strategy, or rules, which win).
 //! [algorithm.server]
-//! sections = "per-op"          # or rules:
+//! sections = "per-op"
 //! [[algorithm.server.section]]
 //! ops = ["server/accept#.*"]
 //! ```
 //!
-//! Every key is optional; unknown keys, invalid regular expressions and
-//! non-positive numbers are rejected with a [`DeployError`]. A rule that
-//! matches no operator is reported once per process with a `tracing`
-//! warning (see [`SectionStrategy::PerAlgorithm`]).
+//! Every key is optional; unknown keys, invalid regular expressions,
+//! non-positive numbers, and a process-wide rule whose patterns all name
+//! an algorithm that has its own table (it would never apply; move it into
+//! `[[algorithm.NAME.section]]`) are rejected with a [`DeployError`].
 //! [`crate::exec::execute`] panics with that error's message, naming the file
 //! or variable at fault.
+//!
+//! Settings that have no effect are reported once per process with a
+//! `tracing` warning: a rule written for an algorithm (in its table, or
+//! with patterns that all start with `NAME/`, [`SectionRule::algorithm`])
+//! that matches none of its operators, at its first run; another
+//! process-wide rule that matches nothing where the rules applied; and
+//! settings for an algorithm name that has not run, when an algorithm with
+//! a similar name runs without settings of its own (a misspelling). A name
+//! unlike every algorithm that runs is not reported: it cannot be told from
+//! an algorithm that runs later.
 //!
 //! # Strategies
 //!
