@@ -249,6 +249,20 @@ mod scoping {
         assert!(log.contains("`wordfreq`") && log.contains("[algorithm.word_freq]"), "{log}");
     }
 
+    /// The example file in the README's configuration section parses, and
+    /// scopes as the README says.
+    #[test]
+    fn the_readme_example_file_is_valid() {
+        let readme = include_str!("../../../README.md");
+        let start = readme.find("   ```toml\n").expect("a TOML block in the README") + "   ```toml\n".len();
+        let end = start + readme[start..].find("   ```\n").expect("its end");
+        let text: String = readme[start..end].lines().map(|l| format!("{}\n", l.trim_start())).collect();
+        let d = Deployment::from_toml_str(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        let server = GraphInfo { algorithm: "server", ..SPLITTER };
+        assert_eq!(plan(&server, &d).sections, 3, "server: its own per-op");
+        assert_eq!(plan(&WORD_FREQ, &d).section_of, vec![0, 1, 2], "word_freq: the two rules and the rest");
+    }
+
     #[test]
     fn a_process_wide_rule_for_an_algorithm_with_a_table_is_rejected() {
         let toml = "[[section]]\nops = [\"server/accept#.*\"]\n[algorithm.server]\nsections = \"per-op\"\n";

@@ -39,11 +39,11 @@
 //! [[section]]
 //! ops = ["word_freq/add#.*"]
 //!
-//! # Per algorithm: `server` only (a strategy, or rules, which win).
+//! # Per algorithm: `server` only.
 //! [algorithm.server]
-//! sections = "per-op"
-//! [[algorithm.server.section]]
-//! ops = ["server/accept#.*"]
+//! sections = "per-op"         # or rules, which win over it:
+//! # [[algorithm.server.section]]
+//! # ops = ["server/accept#.*"]
 //! ```
 //!
 //! Every key is optional; unknown keys, invalid regular expressions,
