@@ -9,7 +9,7 @@
 
 use std::fmt::Debug;
 
-use ohua::{Deployment, SectionStrategy};
+use ohua::{Deployment, Replication, SectionStrategy};
 
 pub mod gen;
 
@@ -23,7 +23,13 @@ pub fn deployments() -> Vec<(String, Deployment)> {
         ),
         (
             "2 workers, one section per operator, tiny arcs".to_string(),
-            Deployment { workers: 2, sections: SectionStrategy::PerOperator, batch_size: 2, arc_capacity: 2 },
+            Deployment {
+                workers: 2,
+                sections: SectionStrategy::PerOperator,
+                batch_size: 2,
+                arc_capacity: 2,
+                replicas: Replication::Off,
+            },
         ),
         ("2 workers, auto".to_string(), Deployment { workers: 2, sections: SectionStrategy::Auto, ..base.clone() }),
     ];
@@ -35,9 +41,33 @@ pub fn deployments() -> Vec<(String, Deployment)> {
                 sections: SectionStrategy::Random { sections: 3, seed },
                 batch_size: 1 + seed as usize,
                 arc_capacity: 1 + seed as usize,
+                replicas: Replication::Off,
             },
         ));
     }
+    // Replicas: every call without state in a loop on 1-4 replicas, placed
+    // in random sections (some share the dealing section, some do not).
+    for seed in 0..2 {
+        ds.push((
+            format!("2 workers, random sections and random replicas seed {seed}"),
+            Deployment {
+                workers: 2,
+                sections: SectionStrategy::Random { sections: 2, seed: 7 + seed },
+                batch_size: 1 + 3 * seed as usize,
+                arc_capacity: 1 + 2 * seed as usize,
+                replicas: Replication::Random { max: 4, seed },
+            },
+        ));
+    }
+    ds.push((
+        "1 section, random replicas seed 9".to_string(),
+        Deployment {
+            workers: 1,
+            sections: SectionStrategy::Single,
+            replicas: Replication::Random { max: 4, seed: 9 },
+            ..base.clone()
+        },
+    ));
     ds
 }
 

@@ -348,6 +348,7 @@ fn empty_inner_loops_do_not_fill_the_feedback_arc() {
             sections: SectionStrategy::Random { sections: 3, seed },
             batch_size: 1,
             arc_capacity: 1,
+            replicas: Default::default(),
         };
         let got = within_10s(move || ohua::with_deployment(d, || empty_inner_loops(0, 50)));
         assert_eq!(got, want, "seed {seed}");

@@ -28,6 +28,7 @@ fn all_deployments() -> Vec<(String, Deployment)> {
             sections: SectionStrategy::Random { sections: 2 + (seed % 2) as usize, seed },
             batch_size: 64,
             arc_capacity: 64,
+            replicas: Default::default(),
         };
         ds.push((format!("random sections seed {seed}, batch 64"), d));
     }

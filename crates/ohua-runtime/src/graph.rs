@@ -18,8 +18,8 @@ pub use encoded::EncodedGraph;
 /// static G: GraphInfo = GraphInfo {
 ///     algorithm: "demo",
 ///     nodes: &[
-///         NodeInfo { name: "demo/input#0", kind: "source", depth: 0, label: "x" },
-///         NodeInfo { name: "demo/result#1", kind: "sink", depth: 0, label: "x" },
+///         NodeInfo { name: "demo/input#0", kind: "source", depth: 0, label: "x", replicable: false },
+///         NodeInfo { name: "demo/result#1", kind: "sink", depth: 0, label: "x", replicable: false },
 ///     ],
 ///     arcs: &[ArcInfo { from: 0, from_port: 0, to: 1, to_port: 0, feedback: false }],
 /// };
@@ -48,6 +48,11 @@ pub struct NodeInfo {
     pub depth: u16,
     /// Short human-readable label (the source expression), for DOT and reports.
     pub label: &'static str,
+    /// A call without state inside a loop (no state object or captured
+    /// value, only per-iteration data): its firings are independent, so a
+    /// deployment may run it on several replicas at once and merge their
+    /// results back into iteration order (see `node/replicate.rs`).
+    pub replicable: bool,
 }
 
 /// One arc: from an output port of one node to an input port of another.

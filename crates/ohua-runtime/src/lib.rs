@@ -31,7 +31,7 @@
 //!
 //! static G: GraphInfo = GraphInfo {
 //!     algorithm: "answer",
-//!     nodes: &[NodeInfo { name: "answer/result#0", kind: "sink", depth: 0, label: "42" }],
+//!     nodes: &[NodeInfo { name: "answer/result#0", kind: "sink", depth: 0, label: "42", replicable: false }],
 //!     arcs: &[],
 //! };
 //! let v = execute(&G, |b| {

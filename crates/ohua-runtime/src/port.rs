@@ -27,6 +27,12 @@ impl<T> In<T> {
         In { rx }
     }
 
+    /// An input that is closed from the start (for ports a fused operator
+    /// never reads).
+    pub(crate) fn detached() -> Self {
+        In::new(crate::arc::channel(1, None, None).1)
+    }
+
     /// The next packet, if one is available.
     #[inline]
     pub fn peek(&self) -> Option<&Packet<T>> {

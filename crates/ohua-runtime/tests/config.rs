@@ -48,6 +48,7 @@ fn toml_with_every_key() {
         sections: SectionStrategy::Random { sections: 3, seed: 42 },
         batch_size: 64,
         arc_capacity: 8,
+        replicas: Default::default(),
     };
     assert_eq!(d, want);
 }
@@ -125,7 +126,7 @@ fn env_variables() {
         ("OHUA_ARC_CAPACITY", "4"),
     ]))
     .unwrap();
-    let want = Deployment { workers: 3, sections: SectionStrategy::PerOperator, batch_size: 16, arc_capacity: 4 };
+    let want = Deployment { workers: 3, sections: SectionStrategy::PerOperator, batch_size: 16, arc_capacity: 4, replicas: Default::default() };
     assert_eq!(d, want);
 }
 
@@ -182,7 +183,7 @@ mod scoping {
     use ohua_runtime::graph::{GraphInfo, NodeInfo};
 
     const fn call(name: &'static str) -> NodeInfo {
-        NodeInfo { name, kind: "call", depth: 0, label: name }
+        NodeInfo { name, kind: "call", depth: 0, label: name, replicable: false }
     }
 
     static SPLITTER: GraphInfo = GraphInfo {

@@ -11,9 +11,9 @@ use ohua_runtime::graph::{GraphInfo, NodeInfo};
 static SERVER: GraphInfo = GraphInfo {
     algorithm: "server",
     nodes: &[
-        NodeInfo { name: "server/accept#1", kind: "call", depth: 0, label: "accept" },
-        NodeInfo { name: "server/parse#2", kind: "call", depth: 0, label: "parse" },
-        NodeInfo { name: "server/reply#3", kind: "call", depth: 0, label: "reply" },
+        NodeInfo { name: "server/accept#1", kind: "call", depth: 0, label: "accept", replicable: false },
+        NodeInfo { name: "server/parse#2", kind: "call", depth: 0, label: "parse", replicable: false },
+        NodeInfo { name: "server/reply#3", kind: "call", depth: 0, label: "reply", replicable: false },
     ],
     arcs: &[],
 };
@@ -21,10 +21,10 @@ static SERVER: GraphInfo = GraphInfo {
 static OTHER: GraphInfo = GraphInfo {
     algorithm: "other",
     nodes: &[
-        NodeInfo { name: "other/a#1", kind: "call", depth: 0, label: "a" },
-        NodeInfo { name: "other/b#2", kind: "call", depth: 0, label: "b" },
-        NodeInfo { name: "other/c#3", kind: "call", depth: 0, label: "c" },
-        NodeInfo { name: "other/d#4", kind: "call", depth: 0, label: "d" },
+        NodeInfo { name: "other/a#1", kind: "call", depth: 0, label: "a", replicable: false },
+        NodeInfo { name: "other/b#2", kind: "call", depth: 0, label: "b", replicable: false },
+        NodeInfo { name: "other/c#3", kind: "call", depth: 0, label: "c", replicable: false },
+        NodeInfo { name: "other/d#4", kind: "call", depth: 0, label: "d", replicable: false },
     ],
     arcs: &[],
 };

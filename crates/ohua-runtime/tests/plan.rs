@@ -7,7 +7,7 @@ use ohua_runtime::deploy::{plan, Deployment, Plan, SectionRule, SectionStrategy}
 use ohua_runtime::graph::{GraphInfo, NodeInfo};
 
 fn with(sections: SectionStrategy, workers: usize) -> Deployment {
-    Deployment { workers, sections, batch_size: 32, arc_capacity: 100 }
+    Deployment { workers, sections, batch_size: 32, arc_capacity: 100, replicas: Default::default() }
 }
 
 /// Every section in `0..sections` holds at least one node.
@@ -28,7 +28,7 @@ fn assert_contiguous(g: &GraphInfo, p: &Plan) {
 fn capacities_and_batch() {
     let p = plan(&PIPE, &with(SectionStrategy::Single, 1));
     assert_eq!((p.batch_size, p.local_capacity, p.cross_capacity), (32, 48, 100));
-    let zero = Deployment { workers: 0, sections: SectionStrategy::Auto, batch_size: 0, arc_capacity: 0 };
+    let zero = Deployment { workers: 0, sections: SectionStrategy::Auto, batch_size: 0, arc_capacity: 0, replicas: Default::default() };
     let p = plan(&PIPE, &zero);
     assert_eq!((p.sections, p.batch_size, p.local_capacity, p.cross_capacity), (1, 1, 17, 1));
 }
@@ -68,7 +68,7 @@ fn auto_never_makes_more_sections_than_nodes() {
     assert_eq!((p.sections, p.section_of), (5, vec![0, 1, 2, 3, 4]));
     static ONE: GraphInfo = GraphInfo {
         algorithm: "one",
-        nodes: &[NodeInfo { name: "one/x#0", kind: "call", depth: 0, label: "x" }],
+        nodes: &[NodeInfo { name: "one/x#0", kind: "call", depth: 0, label: "x", replicable: false }],
         arcs: &[],
     };
     assert_eq!(plan(&ONE, &with(SectionStrategy::Auto, 4)).sections, 1);

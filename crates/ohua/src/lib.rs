@@ -131,7 +131,7 @@ pub fn with_deployment<R>(d: Deployment, f: impl FnOnce() -> R) -> R {
 pub fn profile<R>(f: impl FnOnce() -> R) -> (R, Vec<RunReport>) {
     ohua_runtime::context::profile(f)
 }
-pub use ohua_runtime::deploy::{DeployError, Deployment, SectionRule, SectionStrategy};
+pub use ohua_runtime::deploy::{DeployError, Deployment, ReplicaRule, Replication, SectionRule, SectionStrategy};
 
 /// Read the `OHUA_CONFIG` file and the `OHUA_*` environment variables again.
 ///
@@ -158,7 +158,7 @@ pub fn reload_config() -> Result<(), std::sync::Arc<DeployError>> {
 }
 pub use ohua_runtime::deploy::Plan;
 pub use ohua_runtime::graph::{ArcInfo, GraphInfo, NodeInfo};
-pub use ohua_runtime::report::{to_dot, NodeStats, RunReport, SectionStats};
+pub use ohua_runtime::report::{to_dot, NodeStats, ReplicaStats, RunReport, SectionStats};
 
 /// Items the generated code refers to. Not a stable API.
 #[doc(hidden)]

@@ -7,7 +7,8 @@ use super::{input, output, rt};
 use crate::graph::{CallNode, Graph};
 use crate::ir::Code;
 
-/// `b.call(id, data inputs, sticky inputs, outputs).run(closure);`.
+/// `b.call(id, data inputs, sticky inputs, outputs).run(closure);`
+/// (`run_replicable` for a replicable call).
 pub(super) fn call(g: &Graph, n: usize, c: &CallNode) -> TokenStream {
     let rt = rt();
     let ins = (0..c.data.len()).map(|p| input(g, n, p));
@@ -22,7 +23,10 @@ pub(super) fn call(g: &Graph, n: usize, c: &CallNode) -> TokenStream {
     let fanned: Vec<bool> = (0..base).map(|p| g.arcs_from(n, p).count() > 1).collect();
     let f = closure(c, &fanned);
     let (b, id) = (super::builder(), super::num(n as u64));
-    quote!(#b.call(#id, (#(#ins,)*), (#(#sticky,)*), (#(#outs,)*)).run(#f);)
+    // A call without state in a loop may run on replicas (the deployment
+    // decides); its closure captures nothing, so it is `Clone`.
+    let run = if g.nodes[n].replicable() { quote!(run_replicable) } else { quote!(run) };
+    quote!(#b.call(#id, (#(#ins,)*), (#(#sticky,)*), (#(#outs,)*)).#run(#f);)
 }
 
 /// `Link::new(id, input, output, closure)` for a call fused into a chain

@@ -25,7 +25,8 @@ pub(crate) fn encode(g: &Graph) -> String {
     for n in &g.nodes {
         // Names inside the algorithm are stored without its name: `/f#3`.
         let name = n.name.strip_prefix(&prefix).map_or_else(|| n.name.clone(), |rest| format!("/{rest}"));
-        out.push_str(&format!("\n{name} {} {} {}", kind_str(&n.kind), n.depth, clean(&n.label)));
+        let replicable = if n.replicable() { "r" } else { "" };
+        out.push_str(&format!("\n{name} {} {}{replicable} {}", kind_str(&n.kind), n.depth, clean(&n.label)));
     }
     out.push('\n');
     for a in &g.arcs {

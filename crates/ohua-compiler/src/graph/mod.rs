@@ -55,6 +55,14 @@ pub struct Node {
     pub outputs: usize,
 }
 
+impl Node {
+    /// A call without sticky inputs (no state object or captured value)
+    /// inside a loop: the runtime may replicate it (`NodeInfo::replicable`).
+    pub fn replicable(&self) -> bool {
+        self.depth >= 1 && matches!(&self.kind, Kind::Call(c) if c.sticky.is_empty())
+    }
+}
+
 /// Operator kinds; see the runtime's `node/README.md` for their semantics.
 #[derive(Debug, Clone)]
 // Compile-time data with few instances: boxing would only add noise.

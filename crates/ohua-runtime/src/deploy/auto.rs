@@ -75,7 +75,7 @@ mod tests {
     use crate::graph::{ArcInfo, GraphInfo, NodeInfo};
 
     const fn node(name: &'static str, kind: &'static str) -> NodeInfo {
-        NodeInfo { name, kind, depth: 0, label: name }
+        NodeInfo { name, kind, depth: 0, label: name, replicable: false }
     }
 
     const fn arc(from: u32, to: u32) -> ArcInfo {

@@ -14,6 +14,9 @@ pub const OHUA_SECTIONS: &str = "OHUA_SECTIONS";
 pub const OHUA_BATCH: &str = "OHUA_BATCH";
 /// Overrides [`Deployment::arc_capacity`].
 pub const OHUA_ARC_CAPACITY: &str = "OHUA_ARC_CAPACITY";
+/// Overrides [`Deployment::replicas`] (`auto`, `off`, `random:MAX:SEED` or
+/// `PATTERN=N; PATTERN=N`, see [`super::Replication`]).
+pub const OHUA_REPLICAS: &str = "OHUA_REPLICAS";
 
 /// The deployment from the process environment: defaults, then the file in
 /// `OHUA_CONFIG`, then the `OHUA_*` variables.
@@ -70,6 +73,9 @@ pub fn from_env_with(lookup: impl Fn(&str) -> Option<String>) -> Result<Deployme
     }
     if let Some(v) = get(OHUA_ARC_CAPACITY) {
         d.arc_capacity = positive("arc_capacity", &v).map_err(in_var(OHUA_ARC_CAPACITY))?;
+    }
+    if let Some(v) = get(OHUA_REPLICAS) {
+        d.replicas = v.parse().map_err(in_var(OHUA_REPLICAS))?;
     }
     Ok(d)
 }

@@ -2,7 +2,7 @@
 
 use serde::Deserialize;
 
-use super::{DeployError, Deployment, SectionRule, SectionStrategy};
+use super::{DeployError, Deployment, ReplicaRule, Replication, SectionRule, SectionStrategy};
 
 /// The file as written; every key optional so it layers over other sources.
 #[derive(Debug, Deserialize)]
@@ -14,6 +14,10 @@ struct FileConfig {
     sections: Option<String>,
     #[serde(default)]
     section: Vec<RuleConfig>,
+    /// `auto`, `off` or `random:MAX:SEED` (rules are `[[replicate]]` tables).
+    replicas: Option<String>,
+    #[serde(default)]
+    replicate: Vec<ReplicateConfig>,
     /// `[algorithm.NAME]`: sections of one algorithm only.
     #[serde(default)]
     algorithm: std::collections::BTreeMap<String, AlgorithmConfig>,
@@ -33,6 +37,14 @@ struct AlgorithmConfig {
 #[serde(deny_unknown_fields)]
 struct RuleConfig {
     ops: Vec<String>,
+}
+
+/// One `[[replicate]]` table.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ReplicateConfig {
+    ops: Vec<String>,
+    replicas: i64,
 }
 
 /// Override the settings of `base` that the TOML document `s` sets.
@@ -56,6 +68,9 @@ pub(super) fn apply_toml(mut base: Deployment, s: &str) -> Result<Deployment, De
     if let Some(s) = strategy(cfg.sections.as_deref(), &cfg.section)? {
         base.sections = s;
     }
+    if let Some(r) = replication(cfg.replicas.as_deref(), &cfg.replicate)? {
+        base.replicas = r;
+    }
     if !cfg.algorithm.is_empty() {
         let mut algorithms = Vec::new();
         for (name, a) in &cfg.algorithm {
@@ -78,6 +93,19 @@ fn strategy(sections: Option<&str>, rules: &[RuleConfig]) -> Result<Option<Secti
         return Ok(Some(SectionStrategy::Rules(rules)));
     }
     sections.map(str::parse).transpose()
+}
+
+/// The replication a file sets: its `[[replicate]]` rules (which win over
+/// `replicas`), else its `replicas` string, else none.
+fn replication(replicas: Option<&str>, rules: &[ReplicateConfig]) -> Result<Option<Replication>, DeployError> {
+    if !rules.is_empty() {
+        let rules = rules
+            .iter()
+            .map(|r| ReplicaRule::new(SectionRule::new(&r.ops)?, positive("replicas", r.replicas)?))
+            .collect::<Result<Vec<_>, _>>()?;
+        return Ok(Some(Replication::Rules(rules)));
+    }
+    replicas.map(str::parse).transpose()
 }
 
 /// A process-wide rule written for `algorithm` (`algorithm/..` patterns)

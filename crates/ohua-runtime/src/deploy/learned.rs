@@ -29,10 +29,18 @@ use crate::sync::process::{Mutex, OnceLock};
 /// Total busy time below which a run's measurements are not used.
 pub const MIN_MEASURED: Duration = Duration::from_millis(1);
 
-/// Estimated busy nanoseconds per node of each graph, keyed by the graph's
-/// address (graphs are `static`, one per algorithm).
-fn store() -> &'static Mutex<HashMap<usize, Vec<f64>>> {
-    static STORE: OnceLock<Mutex<HashMap<usize, Vec<f64>>>> = OnceLock::new();
+/// What the last measured run of a graph found, per node id.
+struct Estimates {
+    /// Busy nanoseconds.
+    busy: Vec<f64>,
+    /// Firings (data packets and markers handled).
+    firings: Vec<u64>,
+}
+
+/// Estimates per graph, keyed by the graph's address (graphs are
+/// `static`, one per algorithm).
+fn store() -> &'static Mutex<HashMap<usize, Estimates>> {
+    static STORE: OnceLock<Mutex<HashMap<usize, Estimates>>> = OnceLock::new();
     STORE.get_or_init(Default::default)
 }
 
@@ -44,21 +52,28 @@ fn key(graph: &GraphInfo) -> usize {
 /// `graph`, if a run of it has measured enough.
 pub(crate) fn costs(graph: &GraphInfo) -> Option<Vec<f64>> {
     let store = store().lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    store.get(&key(graph)).filter(|c| c.len() == graph.nodes.len()).cloned()
+    store.get(&key(graph)).filter(|e| e.busy.len() == graph.nodes.len()).map(|e| e.busy.clone())
 }
 
-/// Remember the busy time of every node of a finished run of `graph`
-/// (indexed by node id); `fused_into[id]` is the first link of the chain
-/// node `id` ran fused into, whose `busy` covers the whole chain.
-pub(crate) fn record(graph: &GraphInfo, busy: &[Duration], fused_into: &[Option<usize>]) {
+/// The firings per node (indexed by node id) of the run that gave
+/// [`costs`], if any: with them, the cost of one firing.
+pub(crate) fn firings(graph: &GraphInfo) -> Option<Vec<u64>> {
+    let store = store().lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    store.get(&key(graph)).filter(|e| e.firings.len() == graph.nodes.len()).map(|e| e.firings.clone())
+}
+
+/// Remember the busy time and firings of every node of a finished run of
+/// `graph` (indexed by node id); `fused_into[id]` is the first link of the
+/// chain node `id` ran fused into, whose `busy` covers the whole chain.
+pub(crate) fn record(graph: &GraphInfo, busy: &[Duration], firings: &[u64], fused_into: &[Option<usize>]) {
     let total: Duration = busy.iter().sum();
     if total < MIN_MEASURED || busy.len() != graph.nodes.len() {
         return;
     }
     let mut store = store().lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     let previous = store.get(&key(graph));
-    let estimates = spread(busy, fused_into, previous.map(Vec::as_slice));
-    store.insert(key(graph), estimates);
+    let estimates = spread(busy, fused_into, previous.map(|e| e.busy.as_slice()));
+    store.insert(key(graph), Estimates { busy: estimates, firings: firings.to_vec() });
 }
 
 /// Per-node estimates from one run: a node that ran on its own keeps its

@@ -75,15 +75,20 @@ mod error;
 mod file;
 pub(crate) mod learned;
 mod plan;
+mod replicas;
 mod rule;
+mod stages;
 mod similar;
 mod strategy;
 mod unmatched;
 
 pub use current::{current, reload};
-pub use env::{from_env, from_env_with, OHUA_ARC_CAPACITY, OHUA_BATCH, OHUA_CONFIG, OHUA_SECTIONS, OHUA_WORKERS};
+pub use env::{
+    from_env, from_env_with, OHUA_ARC_CAPACITY, OHUA_BATCH, OHUA_CONFIG, OHUA_REPLICAS, OHUA_SECTIONS, OHUA_WORKERS,
+};
 pub use error::DeployError;
 pub use plan::{plan, Plan};
+pub use replicas::{ReplicaRule, Replication, MAX_REPLICAS};
 pub use rule::SectionRule;
 pub use strategy::SectionStrategy;
 
@@ -107,6 +112,8 @@ pub struct Deployment {
     pub batch_size: usize,
     /// Capacity, in packets, of an arc between two sections.
     pub arc_capacity: usize,
+    /// How many replicas each replicable operator runs on.
+    pub replicas: Replication,
 }
 
 /// Default firings per step.
@@ -132,6 +139,7 @@ impl Default for Deployment {
             sections: SectionStrategy::Auto,
             batch_size: DEFAULT_BATCH_SIZE,
             arc_capacity: DEFAULT_ARC_CAPACITY,
+            replicas: Replication::Auto,
         }
     }
 }

@@ -2,7 +2,7 @@
 
 use rand::{Rng, SeedableRng};
 
-use super::{auto, learned, unmatched, Deployment, SectionRule, SectionStrategy};
+use super::{auto, learned, stages, unmatched, Deployment, Replication, SectionRule, SectionStrategy};
 use crate::graph::GraphInfo;
 
 /// Extra room on arcs inside a section beyond one batch, so a step's
@@ -19,8 +19,8 @@ const MARKER_ROOM: usize = 16;
 /// static G: GraphInfo = GraphInfo {
 ///     algorithm: "g",
 ///     nodes: &[
-///         NodeInfo { name: "g/a#0", kind: "call", depth: 0, label: "a" },
-///         NodeInfo { name: "g/b#1", kind: "call", depth: 0, label: "b" },
+///         NodeInfo { name: "g/a#0", kind: "call", depth: 0, label: "a", replicable: false },
+///         NodeInfo { name: "g/b#1", kind: "call", depth: 1, label: "b", replicable: true },
 ///     ],
 ///     arcs: &[],
 /// };
@@ -28,6 +28,12 @@ const MARKER_ROOM: usize = 16;
 /// let p = plan(&G, &d);
 /// assert_eq!((p.sections, p.section_of.clone()), (2, vec![0, 1]));
 /// assert_eq!(p.local_capacity, d.batch_size + 16);
+///
+/// // Three replicas of `b`: replica 0 in b's section, two more sections.
+/// let d = Deployment { replicas: "g/b#.*=3".parse().unwrap(), ..d };
+/// let p = plan(&G, &d);
+/// assert_eq!((p.sections, p.replicas.clone()), (4, vec![1, 3]));
+/// assert_eq!(p.replica_sections[1], vec![1, 2, 3]);
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Plan {
@@ -41,6 +47,41 @@ pub struct Plan {
     pub local_capacity: usize,
     /// Capacity of an arc between two sections.
     pub cross_capacity: usize,
+    /// Replicas of each node, indexed by node id (1: the node runs once).
+    pub replicas: Vec<usize>,
+    /// For each replicated node, the section of each of its replicas
+    /// (replica 0 shares the node's own section, where its items are dealt
+    /// and merged); empty for a node that runs once.
+    pub replica_sections: Vec<Vec<usize>>,
+}
+
+impl Plan {
+    /// A plan that runs every node once in the given sections.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ohua_runtime::deploy::Plan;
+    /// let p = Plan::unreplicated(vec![0, 1, 1], 2, 64, 128);
+    /// assert_eq!((p.sections, p.replicas.clone(), p.local_capacity), (2, vec![1, 1, 1], 80));
+    /// ```
+    pub fn unreplicated(section_of: Vec<usize>, sections: usize, batch_size: usize, cross_capacity: usize) -> Plan {
+        let n = section_of.len();
+        Plan {
+            section_of,
+            sections,
+            batch_size,
+            local_capacity: batch_size + MARKER_ROOM,
+            cross_capacity,
+            replicas: vec![1; n],
+            replica_sections: vec![Vec::new(); n],
+        }
+    }
+
+    /// Whether node `id` runs on several replicas.
+    pub fn is_replicated(&self, id: usize) -> bool {
+        self.replicas.get(id).is_some_and(|&r| r > 1)
+    }
 }
 
 /// Map every node of `graph` to a section according to `d`.
@@ -57,18 +98,33 @@ pub fn plan(graph: &GraphInfo, d: &Deployment) -> Plan {
     // Whether the configuration set this algorithm's sections: a table of
     // its name or a matching rule (else a misspelt name is looked for).
     let mut own = scoped;
+    // Whether the sections are `auto`'s (then `auto` replication applies).
+    let mut automatic = false;
     let raw: Vec<usize> = match strategy {
         SectionStrategy::Rules(rules) => match by_rules(graph, rules, scoped) {
             Some(raw) => {
                 own = true;
                 raw
             }
-            None => auto::split(graph, d.workers, learned::costs(graph).as_deref()),
+            None => {
+                automatic = true;
+                auto::split(graph, d.workers, learned::costs(graph).as_deref())
+            }
         },
+        SectionStrategy::Auto => {
+            automatic = true;
+            auto::split(graph, d.workers, learned::costs(graph).as_deref())
+        }
         other => by_strategy(graph, d, other),
     };
     unmatched::planned(graph.algorithm, own, &d.sections);
-    let (section_of, sections) = compact(raw);
+    let (raw, replicas, placement) = replicate(graph, d, raw, automatic);
+    let n = graph.nodes.len();
+    // Sections of the nodes, then of their replicas, renumbered together.
+    let (all, sections) = compact(raw.iter().copied().chain(placement.iter().flatten().copied()).collect());
+    let section_of = all[..n].to_vec();
+    let mut rest = all[n..].iter().copied();
+    let replica_sections = placement.iter().map(|p| rest.by_ref().take(p.len()).collect()).collect();
     let batch_size = d.batch_size.max(1);
     Plan {
         section_of,
@@ -76,7 +132,65 @@ pub fn plan(graph: &GraphInfo, d: &Deployment) -> Plan {
         batch_size,
         local_capacity: batch_size + MARKER_ROOM,
         cross_capacity: d.arc_capacity.max(1),
+        replicas,
+        replica_sections,
     }
+}
+
+/// Replica counts per node and the (uncompacted) section of every replica
+/// of a replicated node, given the nodes' sections `raw`; `auto`
+/// replication may re-form the stages, so the sections are returned too.
+fn replicate(
+    graph: &GraphInfo,
+    d: &Deployment,
+    mut raw: Vec<usize>,
+    automatic: bool,
+) -> (Vec<usize>, Vec<usize>, Vec<Vec<usize>>) {
+    let n = graph.nodes.len();
+    let replicable = |id: usize| graph.nodes[id].replicable;
+    let mut replicas = vec![1; n];
+    match &d.replicas {
+        Replication::Off => {}
+        Replication::Auto => {
+            let measured = if automatic { learned::costs(graph).zip(learned::firings(graph)) } else { None };
+            if let Some((costs, firings)) = measured {
+                if let Some(staged) = stages::replicate(graph, d.workers, &costs, &firings, &raw) {
+                    raw = staged.section_of;
+                    replicas = staged.replicas;
+                }
+            }
+        }
+        Replication::Rules(_) => {
+            for (id, r) in replicas.iter_mut().enumerate().filter(|(id, _)| replicable(*id)) {
+                *r = d.replicas.by_rules(graph.nodes[id].name).unwrap_or(1);
+            }
+        }
+        Replication::Random { max, seed } => {
+            // Counts and placements drawn per node, so one seed gives
+            // deals that cross sections and deals that stay inside one.
+            let mut rng = rand::rngs::StdRng::seed_from_u64(*seed);
+            let bound = raw.iter().max().map_or(1, |m| m + 1) + max;
+            let mut placement = vec![Vec::new(); n];
+            for id in (0..n).filter(|&id| replicable(id)) {
+                replicas[id] = rng.gen_range(1..=*max);
+                if replicas[id] > 1 {
+                    placement[id] =
+                        std::iter::once(raw[id]).chain((1..replicas[id]).map(|_| rng.gen_range(0..bound))).collect();
+                }
+            }
+            return (raw, replicas, placement);
+        }
+    }
+    // Replica 0 shares its node's section; replica k > 0 of every
+    // replicated node runs in the k-th extra section.
+    let base = raw.iter().max().map_or(0, |m| m + 1);
+    let placement = (0..n)
+        .map(|id| match replicas[id] {
+            1 => Vec::new(),
+            r => std::iter::once(raw[id]).chain((1..r).map(|k| base + k - 1)).collect(),
+        })
+        .collect();
+    (raw, replicas, placement)
 }
 
 /// Sections by rules: the first matching rule's index, the extra section

@@ -7,6 +7,7 @@ use crate::node::call::Call;
 use crate::node::chain::Stage;
 use crate::node::inputs::DataInputs;
 use crate::node::outputs::OutputSet;
+use crate::node::replicate::{order_capacity, Gather, Scatter, LANE_DEPTH, REORDER_DEPTH};
 use crate::node::sticky::StickySet;
 use crate::node::Node;
 use crate::port::{In, Out};
@@ -34,6 +35,28 @@ pub struct Builder<'a> {
     /// For each node fused into a chain piece, the piece's first node.
     fused_into: Vec<Option<usize>>,
     arcs_built: Vec<bool>,
+    /// Replicas and merges of replicated nodes.
+    extras: Vec<Extra<'a>>,
+}
+
+/// What an operator does for its node: the node's own operator, or a part
+/// of a replicated node (`node/replicate.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Role {
+    /// The node's operator (for a replicated node: its scatter).
+    Node,
+    /// Replica `k` of the node.
+    Replica(usize),
+    /// The merge of a replicated node's results.
+    Merge,
+}
+
+/// An operator beyond one per node: a replica or a merge of node `anchor`.
+pub(crate) struct Extra<'a> {
+    pub(crate) anchor: usize,
+    pub(crate) role: Role,
+    pub(crate) section: usize,
+    pub(crate) node: Box<dyn Node + 'a>,
 }
 
 /// What a build produced: operators by node id (`None` for nodes fused into
@@ -41,6 +64,7 @@ pub struct Builder<'a> {
 pub(crate) struct Built<'a> {
     pub(crate) nodes: Vec<Option<Box<dyn Node + 'a>>>,
     pub(crate) fused_into: Vec<Option<usize>>,
+    pub(crate) extras: Vec<Extra<'a>>,
 }
 
 impl<'a> Builder<'a> {
@@ -54,6 +78,7 @@ impl<'a> Builder<'a> {
             nodes: (0..graph.nodes.len()).map(|_| None).collect(),
             fused_into: vec![None; graph.nodes.len()],
             arcs_built: vec![false; graph.arcs.len()],
+            extras: Vec::new(),
         }
     }
 
@@ -167,9 +192,79 @@ impl<'a> Builder<'a> {
         self.install(ids[0], Box::new(node));
     }
 
+    /// The lanes between replicated node `id`'s section and each of its
+    /// replicas (into the replicas if `to_replicas`, else back), holding
+    /// `capacity` packets; they wake the other side across sections.
+    pub(crate) fn lanes<T: Send + 'a>(
+        &self,
+        id: usize,
+        to_replicas: bool,
+        capacity: usize,
+    ) -> (Vec<Sender<T>>, Vec<Receiver<T>>) {
+        let home = self.plan.section_of[id];
+        self.plan.replica_sections[id]
+            .iter()
+            .map(|&replica| {
+                let (from, to) = if to_replicas { (home, replica) } else { (replica, home) };
+                if from == to {
+                    arc::channel(capacity, None, None)
+                } else {
+                    arc::channel(capacity, Some(self.wakers[from].clone()), Some(self.wakers[to].clone()))
+                }
+            })
+            .unzip()
+    }
+
+    /// The order arc between a replicated node's scatter and its merge
+    /// (both in the node's section).
+    pub(crate) fn order_arc(&self, id: usize) -> (Sender<u16>, Receiver<u16>) {
+        arc::channel(order_capacity(self.plan.replicas[id], self.plan.batch_size), None, None)
+    }
+
+    /// Install a replica (`Role::Replica`) or the merge (`Role::Merge`) of
+    /// replicated node `anchor`.
+    pub(crate) fn install_extra(&mut self, anchor: usize, role: Role, node: Box<dyn Node + 'a>) {
+        let section = match role {
+            Role::Replica(k) => self.plan.replica_sections[anchor][k],
+            Role::Node | Role::Merge => self.plan.section_of[anchor],
+        };
+        self.extras.push(Extra { anchor, role, section, node });
+    }
+
+    /// Install node `id`, whose values `inputs` deliver and whose results
+    /// go to `outputs`, on the replicas of the plan: a [`Scatter`] as the
+    /// node's operator, `replica(lane in, lane out)` for each replica, and
+    /// a [`Gather`]. `into`/`from` convert between the ports' tuples and
+    /// the lanes' values.
+    pub(crate) fn replicate<I, O, T, U, R>(
+        &mut self,
+        id: usize,
+        inputs: I,
+        outputs: O,
+        into: impl FnMut(I::Item) -> T + Send + 'a,
+        from: impl FnMut(U) -> O::Item + Send + 'a,
+        mut replica: impl FnMut(In<T>, Out<U>) -> R,
+    ) where
+        I: DataInputs + 'a,
+        O: OutputSet + 'a,
+        T: Send + 'a,
+        U: Send + 'a,
+        R: Node + 'a,
+    {
+        let (to_replicas, lanes_in) = self.lanes::<T>(id, true, LANE_DEPTH);
+        let (from_replicas, lanes_out) = self.lanes::<U>(id, false, REORDER_DEPTH);
+        let (order, order_rx) = self.order_arc(id);
+        self.install(id, Box::new(Scatter::new(inputs, to_replicas, order, into)));
+        for (k, (lane_in, lane_out)) in lanes_in.into_iter().zip(from_replicas).enumerate() {
+            let node = replica(In::new(lane_in), Out::new(vec![lane_out]));
+            self.install_extra(id, Role::Replica(k), Box::new(node));
+        }
+        self.install_extra(id, Role::Merge, Box::new(Gather::new(order_rx, lanes_out, outputs, from)));
+    }
+
     /// Record that nodes `ids[1..]` are fused into `ids[0]`.
     #[inline(never)]
-    fn mark_fused(&mut self, ids: &[usize]) {
+    pub(crate) fn mark_fused(&mut self, ids: &[usize]) {
         for &id in &ids[1..] {
             assert!(
                 self.nodes[id].is_none() && self.fused_into[id].is_none(),
@@ -202,7 +297,7 @@ impl<'a> Builder<'a> {
             self.graph.algorithm,
             missing.join(", ")
         );
-        Built { nodes: self.nodes, fused_into: self.fused_into }
+        Built { nodes: self.nodes, fused_into: self.fused_into, extras: self.extras }
     }
 }
 
@@ -231,5 +326,38 @@ where
         F: FnMut(I::Item, S::Values) -> (S::Values, O::Item) + Send + 'a,
     {
         self.builder.node(self.id, Call::new(self.inputs, self.sticky, self.outputs, f));
+    }
+}
+
+impl<'a, I, O> CallPorts<'_, 'a, I, (), O>
+where
+    I: DataInputs + 'a,
+    O: OutputSet + 'a,
+    I::Item: Send + 'a,
+    O::Item: Send + 'a,
+{
+    /// Install the operator of a call without state (a replicable node):
+    /// as [`CallPorts::run`] if the plan runs it once, else on the plan's
+    /// replicas, each with its own clone of `f`, results merged back in
+    /// order (`node/replicate.rs`).
+    ///
+    /// # Panics
+    ///
+    /// As [`Builder::node`].
+    pub fn run_replicable<F>(self, f: F)
+    where
+        F: FnMut(I::Item, ()) -> ((), O::Item) + Clone + Send + 'a,
+    {
+        if !self.builder.plan.is_replicated(self.id) {
+            return self.run(f);
+        }
+        let CallPorts { builder, id, inputs, outputs, .. } = self;
+        builder.replicate(id, inputs, outputs, |args| args, |results| results, |lane_in, lane_out| {
+            let mut f = f.clone();
+            Call::new((lane_in,), (), (lane_out,), move |(args,), ()| {
+                let ((), results) = f(args, ());
+                ((), (results,))
+            })
+        });
     }
 }

@@ -151,7 +151,7 @@ impl<'a> Section<'a> {
             // SAFETY: as above.
             let task = unsafe { &mut *slot.task.get() };
             drop_node(slot, task, shared, graph);
-            counters.push((slot.id, task.counters));
+            counters.push((slot.id, slot.role, self.index, task.counters));
         }
         out.lock().unwrap_or_else(|e| e.into_inner()).extend(counters);
     }

@@ -10,7 +10,7 @@
 //! side at most once per operator step, never per message. The sleep/wake,
 //! shutdown and abort protocols are described in this folder's `README.md`.
 
-mod builder;
+pub(crate) mod builder;
 mod checks;
 mod handover;
 mod monitor;

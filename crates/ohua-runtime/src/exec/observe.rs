@@ -4,12 +4,12 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::section::Counters;
+use super::section::{Counters, Role};
 use super::timing::StepClock;
 use crate::context::{self, Options};
 use crate::deploy::Plan;
 use crate::graph::GraphInfo;
-use crate::report::{to_dot, NodeStats, RunReport, SectionStats};
+use crate::report::{to_dot, NodeStats, ReplicaStats, RunReport, SectionStats};
 
 /// Print each run's report table to stderr when set to anything but `0`.
 pub const OHUA_REPORT: &str = "OHUA_REPORT";
@@ -21,7 +21,7 @@ pub(crate) fn make_report(
     graph: &'static GraphInfo,
     plan: Plan,
     wall: Duration,
-    counters: Vec<(usize, Counters)>,
+    counters: Vec<(usize, Role, usize, Counters)>,
     fused_into: &[Option<usize>],
     section_stats: Vec<SectionStats>,
 ) -> RunReport {
@@ -37,13 +37,30 @@ pub(crate) fn make_report(
             steps: 0,
             busy: Duration::ZERO,
             fused_into: fused_into[id].map(|head| graph.nodes[head].name),
+            replicas: Vec::new(),
         })
         .collect();
-    for (id, c) in counters {
+    let clock = StepClock::get();
+    let mut counters = counters;
+    // Replicas in order, so `replicas[k]` is replica k.
+    counters.sort_by_key(|&(id, role, _, _)| (id, role));
+    for (id, role, section, c) in counters {
         let s = &mut nodes[id];
-        s.firings = c.firings;
-        s.steps = c.steps;
-        s.busy = c.busy(StepClock::get());
+        match role {
+            Role::Node if plan.is_replicated(id) => s.steps = c.steps, // the scatter: no work of its own
+            Role::Node => {
+                s.firings = c.firings;
+                s.steps = c.steps;
+                s.busy = c.busy(clock);
+            }
+            Role::Replica(_) => {
+                let r = ReplicaStats { section, firings: c.firings, busy: c.busy(clock) };
+                s.firings += r.firings;
+                s.busy += r.busy;
+                s.replicas.push(r);
+            }
+            Role::Merge => {}
+        }
     }
     // A fused link fires exactly when the first link of its piece does; the
     // piece's time is all reported on that first link.

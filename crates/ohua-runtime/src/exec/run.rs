@@ -6,6 +6,7 @@ use super::observe::{make_report, publish};
 use super::section::Section;
 use super::shared::{Failure, RunShared};
 use super::threads::run_sections;
+use super::builder::{Extra, Role};
 use super::{Builder, ResultSlot};
 use crate::context;
 use crate::deploy::{self, Deployment, Plan};
@@ -95,7 +96,7 @@ impl<'a> Prepared<'a> {
         let plan = builder.plan().clone();
         let built = builder.into_built();
         let fused_into = built.fused_into;
-        let sections = assign(graph, &plan, parkers, flags, built.nodes);
+        let sections = assign(graph, &plan, parkers, flags, built.nodes, built.extras);
 
         let shared = RunShared::new(wakers);
         let start = Instant::now();
@@ -106,7 +107,8 @@ impl<'a> Prepared<'a> {
         publish(&opts, graph, &report);
         if !shared.aborted() {
             let busy: Vec<_> = report.nodes.iter().map(|n| n.busy).collect();
-            deploy::learned::record(graph, &busy, &fused_into);
+            let firings: Vec<_> = report.nodes.iter().map(|n| n.firings).collect();
+            deploy::learned::record(graph, &busy, &firings, &fused_into);
         }
 
         match shared.take_failure() {
@@ -133,19 +135,30 @@ fn no_result(graph: &GraphInfo) -> ! {
 }
 
 /// Distribute the operators (indexed by node id) to their sections, each
-/// section in topological order so one pass moves data through it.
+/// section in topological order so one pass moves data through it. A
+/// replicated node's replicas and merge follow its scatter, in that order.
 fn assign<'a>(
     graph: &GraphInfo,
     plan: &Plan,
     parkers: Vec<Parker>,
     flags: Vec<Arc<SleepFlag>>,
     mut nodes: Vec<Option<Box<dyn Node + 'a>>>,
+    mut extras: Vec<Extra<'a>>,
 ) -> Vec<Section<'a>> {
     let mut sections: Vec<Section<'a>> =
         parkers.into_iter().zip(flags).enumerate().map(|(k, (p, f))| Section::new(k, p, f, plan.batch_size)).collect();
+    extras.sort_by_key(|e| e.role);
+    let mut by_anchor: Vec<Vec<Extra<'a>>> = (0..nodes.len()).map(|_| Vec::new()).collect();
+    for e in extras {
+        let anchor = e.anchor;
+        by_anchor[anchor].push(e);
+    }
     for id in graph.topological_order() {
         if let Some(node) = nodes[id].take() {
-            sections[plan.section_of[id]].push(id, node);
+            sections[plan.section_of[id]].push(id, Role::Node, node);
+        }
+        for e in by_anchor[id].drain(..) {
+            sections[e.section].push(e.anchor, e.role, e.node);
         }
     }
     sections

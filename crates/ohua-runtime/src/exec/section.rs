@@ -15,6 +15,7 @@ use super::rescue::{still_driver, Beat};
 use super::shared::{Failure, RunShared};
 pub(crate) use super::timing::Counters;
 use super::timing::{Sampler, StepClock};
+pub(crate) use super::builder::Role;
 use crate::graph::GraphInfo;
 use crate::node::{Node, Step};
 use crate::report::SectionStats;
@@ -30,7 +31,10 @@ pub(super) struct Task<'a> {
 /// A task as the section holds it. The driver owns every task that is not
 /// `pinned`; a pinned task belongs to the thread stuck in its step.
 pub(super) struct Slot<'a> {
+    /// The graph node the task runs (for a replica or a merge: the
+    /// replicated node), which names it in reports and panics.
     pub(super) id: usize,
+    pub(super) role: Role,
     pub(super) pinned: AtomicBool,
     pub(super) task: UnsafeCell<Task<'a>>,
 }
@@ -106,7 +110,7 @@ pub(super) enum Pass {
 }
 
 /// Where counters of finished sections go.
-pub(crate) type CounterSink = ProcessMutex<Vec<(usize, Counters)>>;
+pub(crate) type CounterSink = ProcessMutex<Vec<(usize, Role, usize, Counters)>>;
 
 impl<'a> Section<'a> {
     /// An empty section stepping operators with `batch` firings per step and
@@ -128,10 +132,11 @@ impl<'a> Section<'a> {
         }
     }
 
-    /// Append node `id`; nodes run in the order they are added.
-    pub(crate) fn push(&mut self, id: usize, node: Box<dyn Node + 'a>) {
+    /// Append the operator of node `id` in `role`; operators run in the
+    /// order they are added.
+    pub(crate) fn push(&mut self, id: usize, role: Role, node: Box<dyn Node + 'a>) {
         let task = Task { node: Some(node), counters: Counters::default() };
-        self.tasks.push(Slot { id, pinned: AtomicBool::new(false), task: UnsafeCell::new(task) });
+        self.tasks.push(Slot { id, role, pinned: AtomicBool::new(false), task: UnsafeCell::new(task) });
         self.live.fetch_add(1, Ordering::Relaxed);
     }
 

@@ -9,7 +9,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use super::monitor::{self, Watched};
 use super::pool::Scope;
 use super::rescue::Beat;
-use super::section::{CounterSink, Counters, Section};
+use super::section::{CounterSink, Counters, Role, Section};
 use super::shared::{panic_message, Failure, RunShared};
 use crate::context::{self, Options};
 use crate::graph::GraphInfo;
@@ -21,7 +21,7 @@ pub(crate) fn run_sections(
     sections: &[Section<'_>],
     shared: &RunShared,
     opts: &Options,
-) -> Vec<(usize, Counters)> {
+) -> Vec<(usize, Role, usize, Counters)> {
     let Some((first, others)) = sections.split_first() else { return Vec::new() };
     let counters = CounterSink::new(Vec::new());
     {

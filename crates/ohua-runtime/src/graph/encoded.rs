@@ -12,7 +12,8 @@
 //! * the algorithm's name;
 //! * one record per node, in id order: `name kind depth label`, separated
 //!   by single spaces (the label, last, may hold spaces). A name starting
-//!   with `/` is relative to the algorithm: `/f#3` is `algo/f#3`;
+//!   with `/` is relative to the algorithm: `/f#3` is `algo/f#3`. A depth
+//!   followed by `r` (`1r`) marks a replicable node ([`NodeInfo::replicable`]);
 //! * one record with every arc, in id order: ` from.port>to.port`, with a
 //!   `~` after a feedback arc.
 
@@ -73,7 +74,11 @@ fn node(algorithm: &str, record: &'static str) -> Option<NodeInfo> {
         Some(rest) => Box::leak(format!("{algorithm}/{rest}").into_boxed_str()),
         None => name,
     };
-    Some(NodeInfo { name, kind, depth: depth.parse().ok()?, label })
+    let (depth, replicable) = match depth.strip_suffix('r') {
+        Some(d) => (d, true),
+        None => (depth, false),
+    };
+    Some(NodeInfo { name, kind, depth: depth.parse().ok()?, label, replicable })
 }
 
 /// `from.port>to.port`, `~` at the end for feedback.
@@ -97,9 +102,10 @@ mod tests {
 
     #[test]
     fn labels_may_hold_spaces_and_names_may_be_absolute() {
-        static G: EncodedGraph = EncodedGraph::new("g\n/f#1 call 2 f (\"a b|;\") . g ()\nh/k#2 call 0 k\n 0.1>1.0~");
+        static G: EncodedGraph = EncodedGraph::new("g\n/f#1 call 2r f (\"a b|;\") . g ()\nh/k#2 call 0 k\n 0.1>1.0~");
         let g = G.get();
         assert_eq!((g.nodes[0].name, g.nodes[0].label, g.nodes[0].depth), ("g/f#1", "f (\"a b|;\") . g ()", 2));
+        assert!(g.nodes[0].replicable && !g.nodes[1].replicable);
         assert_eq!(g.nodes[1].name, "h/k#2");
         let a = &g.arcs[0];
         assert_eq!((a.from, a.from_port, a.to, a.to_port, a.feedback), (0, 1, 1, 0, true));

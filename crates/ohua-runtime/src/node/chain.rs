@@ -18,7 +18,10 @@
 
 use std::cell::Cell;
 
+use super::replicate::{Gather, Scatter, LANE_DEPTH, REORDER_DEPTH};
 use super::{Node, Step};
+use crate::arc::Receiver;
+use crate::exec::builder::Role;
 use crate::exec::Builder;
 use crate::packet::{Level, Packet};
 use crate::port::{In, Out};
@@ -43,10 +46,10 @@ use crate::port::{In, Out};
 /// static G: GraphInfo = GraphInfo {
 ///     algorithm: "inc2",
 ///     nodes: &[
-///         NodeInfo { name: "inc2/x#arg", kind: "source", depth: 0, label: "x" },
-///         NodeInfo { name: "inc2/inc#1", kind: "call", depth: 0, label: "inc" },
-///         NodeInfo { name: "inc2/inc#2", kind: "call", depth: 0, label: "inc" },
-///         NodeInfo { name: "inc2/result", kind: "sink", depth: 0, label: "" },
+///         NodeInfo { name: "inc2/x#arg", kind: "source", depth: 0, label: "x", replicable: false },
+///         NodeInfo { name: "inc2/inc#1", kind: "call", depth: 0, label: "inc", replicable: false },
+///         NodeInfo { name: "inc2/inc#2", kind: "call", depth: 0, label: "inc", replicable: false },
+///         NodeInfo { name: "inc2/result", kind: "sink", depth: 0, label: "", replicable: false },
 ///     ],
 ///     arcs: &[
 ///         ArcInfo { from: 0, from_port: 0, to: 1, to_port: 0, feedback: false },
@@ -81,7 +84,7 @@ pub struct Last;
 
 impl<A, B, F> Link<A, B, F, Last>
 where
-    F: FnMut((A,), ()) -> ((), (B,)) + Send,
+    F: FnMut((A,), ()) -> ((), (B,)) + Clone + Send,
 {
     /// The link for node `id`, reading `input` and writing `out` when it
     /// starts or ends a piece.
@@ -150,6 +153,13 @@ pub trait Stage<A>: Send {
     fn install<'a>(self, builder: &mut Builder<'a>)
     where
         Self: Sized + 'a;
+    /// Copies of the (already split) piece from this link to its end, one
+    /// per input in `inputs` (lanes from the scatter of node `head`): the
+    /// copies' last links send to lanes of a merge that this method
+    /// installs, taking the piece's real output and `order`.
+    fn fork<'a>(&mut self, builder: &mut Builder<'a>, head: usize, inputs: Vec<In<A>>, order: Receiver<u16>) -> Vec<Self>
+    where
+        Self: Sized + 'a;
 }
 
 impl<A: Send> Stage<A> for Last {
@@ -173,6 +183,12 @@ impl<A: Send> Stage<A> for Last {
         Self: 'a,
     {
     }
+    fn fork<'a>(&mut self, _: &mut Builder<'a>, _: usize, inputs: Vec<In<A>>, _: Receiver<u16>) -> Vec<Self>
+    where
+        Self: 'a,
+    {
+        inputs.into_iter().map(|_| Last).collect()
+    }
 }
 
 /// Fire link `id` on `x` and hand the result to the next link or the output.
@@ -193,7 +209,7 @@ impl<A, B, F, N> Stage<A> for Link<A, B, F, N>
 where
     A: Send,
     B: Send,
-    F: FnMut((A,), ()) -> ((), (B,)) + Send,
+    F: FnMut((A,), ()) -> ((), (B,)) + Clone + Send,
     N: Stage<B>,
 {
     fn id(&self) -> usize {
@@ -241,7 +257,11 @@ where
         Self: 'a,
     {
         let Some(next) = &mut self.next else { return };
-        if builder.plan().section_of[next.id()] == builder.plan().section_of[self.id] {
+        // Fused only if the two run alike: the same section and the same
+        // replicas (so a replicated piece is one scatter and one merge).
+        let plan = builder.plan();
+        let (a, b) = (self.id, next.id());
+        if plan.section_of[a] == plan.section_of[b] && plan.replica_sections[a] == plan.replica_sections[b] {
             next.split(builder);
         } else if let Some(next) = self.next.take() {
             next.install(builder);
@@ -255,7 +275,41 @@ where
         self.split(builder);
         let mut ids = Vec::new();
         self.fused_ids(&mut ids);
-        builder.install_piece(&ids, Segment::new(self));
+        if !builder.plan().is_replicated(self.id) {
+            builder.install_piece(&ids, Segment::new(self));
+            return;
+        }
+        let (to_replicas, lanes) = builder.lanes::<A>(self.id, true, LANE_DEPTH);
+        let (order, order_rx) = builder.order_arc(self.id);
+        let copies = self.fork(builder, self.id, lanes.into_iter().map(In::new).collect(), order_rx);
+        let input = std::mem::replace(&mut self.input, In::detached());
+        builder.install_piece(&ids, Scatter::new((input,), to_replicas, order, |(a,): (A,)| a));
+        for (k, copy) in copies.into_iter().enumerate() {
+            builder.install_extra(self.id, Role::Replica(k), Box::new(Segment::new(copy)));
+        }
+    }
+
+    fn fork<'a>(&mut self, builder: &mut Builder<'a>, head: usize, inputs: Vec<In<A>>, order: Receiver<u16>) -> Vec<Self>
+    where
+        Self: 'a,
+    {
+        let copy = |f: &F, input, out, next| Link { id: self.id, input, f: f.clone(), out, next };
+        match &mut self.next {
+            // The piece goes on: the copies' links are fused, so their own
+            // ports are unused.
+            Some(next) => {
+                let rest = next.fork(builder, head, inputs.iter().map(|_| In::detached()).collect(), order);
+                inputs.into_iter().zip(rest).map(|(input, n)| copy(&self.f, input, Out::none(), Some(n))).collect()
+            }
+            // The piece's last link: the copies send to the merge's lanes.
+            None => {
+                let (outs, lanes) = builder.lanes::<B>(head, false, REORDER_DEPTH);
+                let out = std::mem::replace(&mut self.out, Out::none());
+                let merge = Gather::new(order, lanes, (out,), |b: B| (b,));
+                builder.install_extra(head, Role::Merge, Box::new(merge));
+                inputs.into_iter().zip(outs).map(|(input, o)| copy(&self.f, input, Out::new(vec![o]), None)).collect()
+            }
+        }
     }
 }
 
@@ -274,7 +328,7 @@ impl<A, B, F, N> Node for Segment<Link<A, B, F, N>>
 where
     A: Send,
     B: Send,
-    F: FnMut((A,), ()) -> ((), (B,)) + Send,
+    F: FnMut((A,), ()) -> ((), (B,)) + Clone + Send,
     N: Stage<B>,
 {
     fn step(&mut self, budget: usize) -> Step {

@@ -62,6 +62,7 @@ pub mod chain;
 mod describe;
 pub mod inputs;
 pub mod outputs;
+pub mod replicate;
 pub mod smap;
 pub mod source;
 pub mod sticky;

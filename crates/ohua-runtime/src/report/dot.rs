@@ -19,8 +19,8 @@ use crate::graph::GraphInfo;
 /// static G: GraphInfo = GraphInfo {
 ///     algorithm: "demo",
 ///     nodes: &[
-///         NodeInfo { name: "demo/input#0", kind: "source", depth: 0, label: "x" },
-///         NodeInfo { name: "demo/result#1", kind: "sink", depth: 0, label: "\"y\"" },
+///         NodeInfo { name: "demo/input#0", kind: "source", depth: 0, label: "x", replicable: false },
+///         NodeInfo { name: "demo/result#1", kind: "sink", depth: 0, label: "\"y\"", replicable: false },
 ///     ],
 ///     arcs: &[ArcInfo { from: 0, from_port: 0, to: 1, to_port: 0, feedback: false }],
 /// };

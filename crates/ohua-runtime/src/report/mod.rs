@@ -26,7 +26,7 @@ use crate::graph::GraphInfo;
 /// # use ohua_runtime::graph::{GraphInfo, NodeInfo};
 /// static G: GraphInfo = GraphInfo {
 ///     algorithm: "demo",
-///     nodes: &[NodeInfo { name: "demo/f#0", kind: "call", depth: 0, label: "f (x)" }],
+///     nodes: &[NodeInfo { name: "demo/f#0", kind: "call", depth: 0, label: "f (x)", replicable: false }],
 ///     arcs: &[],
 /// };
 /// let r = RunReport {
@@ -39,9 +39,9 @@ use crate::graph::GraphInfo;
 ///     nodes: vec![NodeStats {
 ///         name: "demo/f#0", kind: "call", section: 0,
 ///         firings: 3, steps: 2, busy: Duration::from_millis(5), fused_into: None,
+///         replicas: vec![],
 ///     }],
-///     plan: Plan { section_of: vec![0], sections: 1, batch_size: 256,
-///                  local_capacity: 272, cross_capacity: 1024 },
+///     plan: Plan::unreplicated(vec![0], 1, 256, 1024),
 /// };
 /// assert!(r.to_string().contains("demo/f#0"));
 /// assert_eq!(r.total_firings(), 3);
@@ -103,6 +103,22 @@ pub struct NodeStats {
     /// `Some(name)` if this call ran fused into the operator `name` (a chain
     /// of calls in one section runs as one operator, see `node/chain.rs`).
     pub fused_into: Option<&'static str>,
+    /// One entry per replica if the operator ran replicated (its items
+    /// dealt to several threads and merged back in order, see
+    /// [`crate::deploy::Replication`]); empty if it ran once. `firings` and
+    /// `busy` above are then the replicas' sums.
+    pub replicas: Vec<ReplicaStats>,
+}
+
+/// Measurements of one replica of a replicated operator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReplicaStats {
+    /// The section that ran the replica.
+    pub section: usize,
+    /// Items the replica ran.
+    pub firings: u64,
+    /// Time it spent running them (estimated as for [`NodeStats::busy`]).
+    pub busy: Duration,
 }
 
 impl RunReport {

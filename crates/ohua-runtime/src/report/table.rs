@@ -71,6 +71,7 @@ mod tests {
             steps: 1,
             busy: Duration::from_millis(busy_ms),
             fused_into: None,
+            replicas: vec![],
         }
     }
 
@@ -85,7 +86,7 @@ mod tests {
             sections: 1,
             wall: Duration::from_millis(100),
             nodes: vec![stats("t/short#0", 1), stats("t/a_longer_name#1", 50)],
-            plan: Plan { section_of: vec![0, 0], sections: 1, batch_size: 1, local_capacity: 17, cross_capacity: 1 },
+            plan: Plan::unreplicated(vec![0, 0], 1, 1, 1),
         };
         let text = r.to_string();
         let lines: Vec<&str> = text.lines().collect();

@@ -10,7 +10,7 @@ use ohua_runtime::port::{In, Out};
 use super::nodes::{Count, Gate, Map, Sink};
 
 const fn node(name: &'static str, kind: &'static str) -> NodeInfo {
-    NodeInfo { name, kind, depth: 0, label: name }
+    NodeInfo { name, kind, depth: 0, label: name, replicable: false }
 }
 
 const fn arc(from: u32, to: u32) -> ArcInfo {
@@ -62,10 +62,10 @@ pub static INDEP: GraphInfo = GraphInfo {
 pub static LOOPY: GraphInfo = GraphInfo {
     algorithm: "loopy",
     nodes: &[
-        NodeInfo { name: "loopy/input#0", kind: "source", depth: 0, label: "xs" },
-        NodeInfo { name: "loopy/carry#1", kind: "carry", depth: 0, label: "acc" },
-        NodeInfo { name: "loopy/add#2", kind: "call", depth: 1, label: "acc.add(\"x\")" },
-        NodeInfo { name: "loopy/result#3", kind: "sink", depth: 0, label: "acc" },
+        NodeInfo { name: "loopy/input#0", kind: "source", depth: 0, label: "xs", replicable: false },
+        NodeInfo { name: "loopy/carry#1", kind: "carry", depth: 0, label: "acc", replicable: false },
+        NodeInfo { name: "loopy/add#2", kind: "call", depth: 1, label: "acc.add(\"x\")", replicable: false },
+        NodeInfo { name: "loopy/result#3", kind: "sink", depth: 0, label: "acc", replicable: false },
     ],
     arcs: &[
         arc(0, 1),

@@ -1,0 +1,216 @@
+//! `auto` stage formation with replication (Lagniappe's PIPE + REP).
+//!
+//! Pipeline stages alone cap a loop at its heaviest operator: a collecting
+//! map over one expensive function runs at the speed of one core whatever
+//! the number of workers. Lagniappe's answer (§3-4, Fig. 6) is to form
+//! *fewer, fused* stages and give the heavy stateless ones *more
+//! replicas*, and not to replicate where the hand-over costs as much as
+//! the work.
+//!
+//! Once a run of the graph has measured its operators (`learned.rs`), a
+//! replicable operator (a call without state in a loop) is a candidate when
+//!
+//! * one firing costs at least [`MIN_FIRING_NS`]: below that, dealing an
+//!   item to a replica and merging it back in order costs about as much as
+//!   the work (Fig. 6c, the `tiny` benchmark in `BENCHMARKS.md`);
+//! * it is at least [`MIN_SHARE`] of the run's busy time;
+//! * it is not on a loop-carried cycle (a `while` body, a state carried
+//!   through a `for` loop as a value): there, an iteration waits for the
+//!   previous one and replicas would only add hand-overs.
+//!
+//! The candidates' work spreads over all workers (every replica section
+//! takes items as it has room, `node/replicate.rs`); the other operators
+//! are cut into `s` pipeline stages, `s` from 1 up, and the replicated
+//! operators get `workers - s + 1` replicas (replica 0 in its own stage).
+//! The estimated time per item is the larger of the heaviest stage of the
+//! rest and the total work over the workers; the fewest stages within 5 %
+//! of the best estimate win. Replication is chosen only if that beats the
+//! plain pipeline cut by [`GAIN`].
+
+use super::auto;
+use crate::graph::GraphInfo;
+
+/// Least measured cost of one firing, in nanoseconds, for replication to
+/// pay for the hand-over to a replica and the ordered merge.
+pub const MIN_FIRING_NS: f64 = 2_000.0;
+
+/// Least share of a run's busy time an operator must have to be replicated.
+pub const MIN_SHARE: f64 = 0.05;
+
+/// Replication is chosen if its estimate is below this fraction of the
+/// plain pipeline's: a smaller gain is within the noise of the estimates.
+pub const GAIN: f64 = 0.9;
+
+/// Stages with replicas, as [`replicate`] chose them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Staged {
+    /// The stage of every node (before replica sections are added).
+    pub(super) section_of: Vec<usize>,
+    /// Replicas of every node (1: runs once).
+    pub(super) replicas: Vec<usize>,
+}
+
+/// The stages and replicas for `graph` on `workers` given the measured
+/// `costs` (busy ns per node) and `firings`, or `None` if the plain pipeline
+/// cut `pipeline` (section per node) is as good.
+pub(super) fn replicate(
+    graph: &GraphInfo,
+    workers: usize,
+    costs: &[f64],
+    firings: &[u64],
+    pipeline: &[usize],
+) -> Option<Staged> {
+    let n = graph.nodes.len();
+    if workers <= 1 || costs.len() != n || firings.len() != n {
+        return None;
+    }
+    let total: f64 = costs.iter().sum();
+    let heavy = |id: usize| {
+        let node = &graph.nodes[id];
+        node.replicable
+            && firings[id] > 0
+            && costs[id] / firings[id] as f64 >= MIN_FIRING_NS
+            && costs[id] >= MIN_SHARE * total
+    };
+    // Cheap checks first: this runs at every call of a measured graph.
+    let mut chosen: Vec<bool> = (0..n).map(heavy).collect();
+    if !chosen.contains(&true) {
+        return None;
+    }
+    for id in 0..n {
+        if chosen[id] && on_cycle(graph, id) {
+            chosen[id] = false;
+        }
+    }
+    if !chosen.contains(&true) {
+        return None;
+    }
+    let plain = max_load(pipeline, costs);
+    let rest: Vec<f64> = (0..n).map(|i| if chosen[i] { 0.0 } else { costs[i] }).collect();
+    let spread = total / workers as f64;
+    let mut best: Option<(f64, usize, Vec<usize>)> = None;
+    for stages in 1..workers {
+        let section_of = auto::split(graph, stages, Some(&rest));
+        let estimate = max_load(&section_of, &rest).max(spread);
+        if best.as_ref().is_none_or(|(b, _, _)| estimate < 0.95 * b) {
+            best = Some((estimate, stages, section_of));
+        }
+    }
+    let (estimate, stages, section_of) = best?;
+    if estimate >= GAIN * plain {
+        return None;
+    }
+    let r = workers - stages + 1;
+    Some(Staged { section_of, replicas: chosen.iter().map(|&c| if c { r } else { 1 }).collect() })
+}
+
+/// The heaviest section's total cost.
+fn max_load(section_of: &[usize], costs: &[f64]) -> f64 {
+    let sections = section_of.iter().max().map_or(0, |m| m + 1);
+    let mut load = vec![0.0; sections];
+    for (id, &s) in section_of.iter().enumerate() {
+        load[s] += costs[id];
+    }
+    load.into_iter().fold(0.0, f64::max)
+}
+
+/// Whether node `start` can reach itself (it lies on a loop-carried cycle).
+fn on_cycle(graph: &GraphInfo, start: usize) -> bool {
+    let mut seen = vec![false; graph.nodes.len()];
+    let mut stack = vec![start];
+    while let Some(x) = stack.pop() {
+        for a in graph.arcs.iter().filter(|a| a.from as usize == x) {
+            let to = a.to as usize;
+            if to == start {
+                return true;
+            }
+            if !seen[to] {
+                seen[to] = true;
+                stack.push(to);
+            }
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::{ArcInfo, NodeInfo};
+
+    const fn node(name: &'static str, kind: &'static str, replicable: bool) -> NodeInfo {
+        NodeInfo { name, kind, depth: 1, label: name, replicable }
+    }
+
+    const fn arc(from: u32, to: u32, feedback: bool) -> ArcInfo {
+        ArcInfo { from, from_port: 0, to, to_port: 0, feedback }
+    }
+
+    /// xs → smap → heavy (stateless) → add (state) → collect.
+    static MAP: GraphInfo = GraphInfo {
+        algorithm: "g",
+        nodes: &[
+            node("g/xs#arg", "source", false),
+            node("g/smap@1", "smap", false),
+            node("g/heavy#2", "call", true),
+            node("g/add#3", "call", false),
+            node("g/collect@4", "collect", false),
+        ],
+        arcs: &[arc(0, 1, false), arc(1, 2, false), arc(2, 3, false), arc(3, 4, false)],
+    };
+
+    fn plain(costs: &[f64]) -> Vec<usize> {
+        auto::split(&MAP, 2, Some(costs))
+    }
+
+    #[test]
+    fn a_heavy_stateless_bottleneck_is_replicated_in_one_fused_stage() {
+        let costs = [0.0, 1e6, 90e6, 5e6, 1e6];
+        let firings = [1, 1000, 1000, 1000, 1];
+        let staged = replicate(&MAP, 2, &costs, &firings, &plain(&costs)).expect("replicated");
+        assert_eq!(staged.section_of, vec![0; 5], "one stage, fused");
+        assert_eq!(staged.replicas, vec![1, 1, 2, 1, 1]);
+    }
+
+    #[test]
+    fn cheap_firings_are_not_replicated() {
+        // 90 ms over a million firings: 90 ns each, less than a hand-over.
+        let costs = [0.0, 1e6, 90e6, 5e6, 1e6];
+        let firings = [1, 1_000_000, 1_000_000, 1_000_000, 1];
+        assert_eq!(replicate(&MAP, 2, &costs, &firings, &plain(&costs)), None);
+    }
+
+    #[test]
+    fn a_balanced_pipeline_is_kept() {
+        // heavy and add weigh the same: two stages already use both workers.
+        let costs = [0.0, 0.0, 50e6, 50e6, 0.0];
+        let firings = [1, 1000, 1000, 1000, 1];
+        assert_eq!(replicate(&MAP, 2, &costs, &firings, &plain(&costs)), None);
+    }
+
+    #[test]
+    fn more_workers_give_more_replicas_and_split_the_heavy_rest() {
+        // add is a quarter of the work: one fused stage holding it and a
+        // replica keeps up with three more replicas, so four in all.
+        let costs = [0.0, 0.0, 75e6, 25e6, 0.0];
+        let firings = [1, 1000, 1000, 1000, 1];
+        let pipeline = auto::split(&MAP, 4, Some(&costs));
+        let staged = replicate(&MAP, 4, &costs, &firings, &pipeline).expect("replicated");
+        assert_eq!(staged.replicas[2], 4, "one stage: {:?}", staged.section_of);
+    }
+
+    /// A state carried through the loop as a value: carry → step → carry.
+    static CARRIED: GraphInfo = GraphInfo {
+        algorithm: "c",
+        nodes: &[node("c/carry@0", "carry", false), node("c/step#1", "call", true), node("c/out#2", "sink", false)],
+        arcs: &[arc(0, 1, false), arc(1, 0, true), arc(0, 2, false)],
+    };
+
+    #[test]
+    fn an_operator_on_a_loop_carried_cycle_is_not_replicated() {
+        let costs = [0.0, 90e6, 0.0];
+        let firings = [1000, 1000, 1];
+        let pipeline = auto::split(&CARRIED, 2, Some(&costs));
+        assert_eq!(replicate(&CARRIED, 2, &costs, &firings, &pipeline), None);
+    }
+}

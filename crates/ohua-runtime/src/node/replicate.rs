@@ -1,0 +1,271 @@
+//! Replicas of a stateless operator: deal its firings out, merge them back
+//! in order.
+//!
+//! A replicated operator (a call without state in a loop, or a fused piece
+//! of such calls) runs as three kinds of operator:
+//!
+//! ```text
+//!            ┌─ lane 0 ─▶ replica 0 ─ lane 0 ─┐
+//! inputs ─▶ Scatter ─ lane 1 ─▶ replica 1 ─ lane 1 ─▶ Gather ─▶ outputs
+//!      │     └─ lane 2 ─▶ replica 2 ─ lane 2 ─┘    ▲
+//!      └──────────── order (lane of each item, markers) ┘
+//! ```
+//!
+//! * [`Scatter`] pops each activation's values and deals them to the lane
+//!   whose replica has the fewest items waiting (ties in rotation), so a
+//!   replica that shares its thread with other work, or got a slow item,
+//!   gets fewer. It records the lane of every item, and every
+//!   end-of-activation marker, on the *order* arc, in input order.
+//! * Each replica is the operator itself (a `Call` or a chain piece) on its
+//!   lanes; it sees data only, never markers.
+//! * [`Gather`] follows the order arc: for an item, it takes the next
+//!   result from that item's lane (a lane is FIFO, so that is the item's
+//!   result); for a marker, it sends the marker. Its outputs therefore
+//!   carry exactly the stream the operator would have produced alone:
+//!   every downstream operator, state objects included, sees its calls in
+//!   sequential order.
+//!
+//! Scatter and Gather share the operator's section, so the order arc is a
+//! local ring. Nothing waits for a batch: each step deals what has arrived
+//! and merges what is ready, so a trickling source's items pass one by one.
+//!
+//! Memory is bounded: a lane holds at most [`LANE_DEPTH`] waiting items and
+//! [`REORDER_DEPTH`] finished ones, and the order arc bounds the items and
+//! markers in flight. The merge cannot deadlock: the oldest item in flight
+//! is the oldest in its lane, so its replica can always run it, and its
+//! result is at the front of its lane's output.
+
+use crate::arc::{Receiver, Sender};
+use crate::packet::Packet;
+use crate::port::In;
+
+use super::inputs::{DataInputs, Head};
+use super::outputs::OutputSet;
+use super::{Node, Step};
+
+/// Items dealt to a replica that it has not started: small, so that items
+/// go to the replicas that keep up and the merge waits little.
+pub const LANE_DEPTH: usize = 32;
+
+/// Results a replica may finish ahead of the merge (a fast replica runs on
+/// while the merge waits for an older item of a slower one).
+pub const REORDER_DEPTH: usize = 256;
+
+/// Capacity of the order arc for `replicas` lanes: every item that can be
+/// in flight, and room for markers.
+pub(crate) fn order_capacity(replicas: usize, batch: usize) -> usize {
+    replicas * (LANE_DEPTH + REORDER_DEPTH) + batch
+}
+
+/// Deals a replicated operator's firings to its replicas' lanes.
+///
+/// # Example
+///
+/// ```
+/// use ohua_runtime::{arc::channel, port::In, packet::Packet, node::{Node, Step}};
+/// use ohua_runtime::node::replicate::Scatter;
+/// let (mut tx, rx) = channel::<u32>(8, None, None);
+/// let (l0, mut r0) = channel::<(u32,)>(4, None, None);
+/// let (l1, mut r1) = channel::<(u32,)>(4, None, None);
+/// let (order, mut order_rx) = channel::<u16>(16, None, None);
+/// let mut scatter = Scatter::new((In::new(rx),), vec![l0, l1], order, |t| t);
+/// for p in [Packet::Data(1), Packet::Data(2), Packet::End(0)] { tx.push(p); }
+/// tx.flush();
+/// assert_eq!(scatter.step(8), Step::Progress(3));
+/// scatter.flush();
+/// // One item per lane (the emptiest first), then the marker on the order arc only.
+/// assert_eq!((r0.pop(), r1.pop()), (Some(Packet::Data((1,))), Some(Packet::Data((2,)))));
+/// let order: Vec<_> = std::iter::from_fn(|| order_rx.pop()).collect();
+/// assert_eq!(order, vec![Packet::Data(0), Packet::Data(1), Packet::End(0)]);
+/// ```
+pub struct Scatter<I, T, C> {
+    inputs: I,
+    lanes: Vec<Sender<T>>,
+    order: Sender<u16>,
+    into: C,
+    /// Where the search for the emptiest lane starts (rotates on ties).
+    next: usize,
+}
+
+impl<I, T, C> Scatter<I, T, C>
+where
+    I: DataInputs,
+    T: Send,
+    C: FnMut(I::Item) -> T + Send,
+{
+    /// Deal the values of `inputs`, converted by `into`, to `lanes`, and
+    /// record each item's lane and every marker on `order`.
+    ///
+    /// # Panics
+    ///
+    /// If there are no lanes or more than `u16::MAX`.
+    pub fn new(inputs: I, lanes: Vec<Sender<T>>, order: Sender<u16>, into: C) -> Self {
+        assert!(!lanes.is_empty() && lanes.len() <= usize::from(u16::MAX), "ohua: a scatter needs 1..=65535 lanes");
+        Scatter { inputs, lanes, order, into, next: 0 }
+    }
+
+    /// The lane with the most room, searching from `next`; `None` if all are full.
+    fn pick(&mut self) -> Option<usize> {
+        let n = self.lanes.len();
+        let mut best: Option<(usize, usize)> = None;
+        for k in (self.next..n).chain(0..self.next) {
+            // Fresh: the replica publishes what it took after every step.
+            let room = self.lanes[k].current_room();
+            if room > 0 && best.is_none_or(|(_, r)| room > r) {
+                best = Some((k, room));
+            }
+        }
+        let (k, _) = best?;
+        self.next = (k + 1) % n;
+        Some(k)
+    }
+}
+
+impl<I, T, C> Node for Scatter<I, T, C>
+where
+    I: DataInputs,
+    T: Send,
+    C: FnMut(I::Item) -> T + Send,
+{
+    fn step(&mut self, budget: usize) -> Step {
+        let mut done = 0;
+        while done < budget {
+            match self.inputs.head() {
+                Head::Empty => break,
+                Head::Closed => {
+                    if done == 0 {
+                        return Step::Done;
+                    }
+                    break;
+                }
+                Head::End(level) => {
+                    if self.order.room() == 0 {
+                        break;
+                    }
+                    self.inputs.pop_end();
+                    self.order.push(Packet::End(level));
+                }
+                Head::Data => {
+                    if self.order.room() == 0 {
+                        break;
+                    }
+                    let Some(k) = self.pick() else { break };
+                    let item = (self.into)(self.inputs.pop_data());
+                    self.lanes[k].push(Packet::Data(item));
+                    self.order.push(Packet::Data(k as u16));
+                }
+            }
+            done += 1;
+        }
+        Step::after(done)
+    }
+
+    fn flush(&mut self) {
+        self.inputs.flush();
+        for lane in &mut self.lanes {
+            lane.flush();
+        }
+        self.order.flush();
+    }
+
+    fn describe(&self) -> String {
+        let rooms: Vec<String> = self.lanes.iter().map(|l| l.current_room().to_string()).collect();
+        format!("scatter in {:?} lane rooms [{}]", self.inputs.describe(), rooms.join(", "))
+    }
+}
+
+/// Merges a replicated operator's results back into input order.
+///
+/// # Example
+///
+/// ```
+/// use ohua_runtime::{arc::channel, port::{In, Out}, packet::Packet, node::{Node, Step}};
+/// use ohua_runtime::node::replicate::Gather;
+/// let (mut order, order_rx) = channel::<u16>(8, None, None);
+/// let (mut l0, r0) = channel::<(u32,)>(4, None, None);
+/// let (mut l1, r1) = channel::<(u32,)>(4, None, None);
+/// let (out, out_rx) = channel::<u32>(8, None, None);
+/// let mut gather = Gather::new(order_rx, vec![r0, r1], (Out::new(vec![out]),), |t| t);
+/// // Item 1 went to lane 1, item 2 to lane 0; lane 0 finished first.
+/// for p in [Packet::Data(1), Packet::Data(0), Packet::End(0)] { order.push(p); }
+/// order.flush();
+/// l0.push(Packet::Data((20,)));
+/// l0.flush();
+/// assert_eq!(gather.step(8), Step::Blocked, "item 1 is not ready: nothing leaves");
+/// l1.push(Packet::Data((10,)));
+/// l1.flush();
+/// assert_eq!(gather.step(8), Step::Progress(3));
+/// gather.flush();
+/// let mut out_rx = In::new(out_rx);
+/// let out: Vec<_> = std::iter::from_fn(|| out_rx.pop()).collect();
+/// assert_eq!(out, vec![Packet::Data(10), Packet::Data(20), Packet::End(0)]);
+/// ```
+pub struct Gather<O, T, C> {
+    order: In<u16>,
+    lanes: Vec<Receiver<T>>,
+    outputs: O,
+    from: C,
+}
+
+impl<O, T, C> Gather<O, T, C>
+where
+    O: OutputSet,
+    T: Send,
+    C: FnMut(T) -> O::Item + Send,
+{
+    /// Send the results arriving on `lanes`, converted by `from`, on
+    /// `outputs` in the order `order` records.
+    pub fn new(order: Receiver<u16>, lanes: Vec<Receiver<T>>, outputs: O, from: C) -> Self {
+        Gather { order: In::new(order), lanes, outputs, from }
+    }
+}
+
+impl<O, T, C> Node for Gather<O, T, C>
+where
+    O: OutputSet,
+    T: Send,
+    C: FnMut(T) -> O::Item + Send,
+{
+    fn step(&mut self, budget: usize) -> Step {
+        let mut room = self.outputs.room();
+        let mut done = 0;
+        while done < budget && room > 0 {
+            match self.order.peek() {
+                None => {
+                    if done == 0 && self.order.is_closed() {
+                        return Step::Done;
+                    }
+                    break;
+                }
+                Some(&Packet::End(level)) => {
+                    self.order.pop();
+                    self.outputs.send_end(level);
+                }
+                Some(&Packet::Data(k)) => {
+                    // A lane is FIFO: its next result is this item's. An
+                    // empty lane means the replica has not finished it.
+                    let Some(Packet::Data(result)) = self.lanes[usize::from(k)].pop() else { break };
+                    self.order.pop();
+                    let item = (self.from)(result);
+                    self.outputs.send(item);
+                }
+            }
+            room -= 1;
+            done += 1;
+        }
+        Step::after(done)
+    }
+
+    fn flush(&mut self) {
+        self.order.flush();
+        for lane in &mut self.lanes {
+            lane.flush();
+        }
+        self.outputs.flush();
+    }
+
+    fn describe(&self) -> String {
+        let lanes: Vec<usize> = self.lanes.iter().map(Receiver::len).collect();
+        format!("gather order [{}] lane results {lanes:?} out {:?}", self.order.describe(), self.outputs.describe())
+    }
+}
