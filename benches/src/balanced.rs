@@ -7,25 +7,13 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::bounded;
 use ohua::{algorithm, Deployment, SectionRule, SectionStrategy};
 
-use crate::common::{header, median, row};
+use crate::common::{header, median, mix, rounds_for, row};
 
 const ITEMS: u64 = 20_000;
 const TARGET: Duration = Duration::from_micros(10);
 
 /// Rounds of mixing per stage call, calibrated to `TARGET` at start-up.
 static ROUNDS: AtomicU64 = AtomicU64::new(1000);
-
-/// `rounds` rounds of a multiply-xorshift mixer (the finalizer of
-/// SplitMix64): a serial dependency chain the compiler cannot skip.
-fn mix(mut x: u64, rounds: u64) -> u64 {
-    for i in 0..rounds {
-        x = x.wrapping_add(0x9E37_79B9_7F4A_7C15 ^ i);
-        x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        x ^= x >> 31;
-    }
-    x
-}
 
 #[inline(never)]
 fn work_a(x: u64) -> u64 {
@@ -37,23 +25,11 @@ fn work_b(x: u64) -> u64 {
     mix(std::hint::black_box(x) ^ 0x5555, ROUNDS.load(Ordering::Relaxed))
 }
 
-/// Pick `ROUNDS` so that one stage call takes about `TARGET`.
+/// Pick `ROUNDS` so that one stage call takes about `TARGET`; returns the
+/// measured time of one call.
 fn calibrate() -> Duration {
-    let probe = 2_000;
+    ROUNDS.store(rounds_for(TARGET), Ordering::Relaxed);
     let calls = 2_000u64;
-    let mut best = Duration::MAX;
-    for _ in 0..3 {
-        let t = Instant::now();
-        let mut x = 0;
-        for i in 0..calls {
-            x ^= mix(i, probe);
-        }
-        std::hint::black_box(x);
-        best = best.min(t.elapsed());
-    }
-    let per_round = best.as_secs_f64() / (calls * probe) as f64;
-    let rounds = (TARGET.as_secs_f64() / per_round).round().max(1.0) as u64;
-    ROUNDS.store(rounds, Ordering::Relaxed);
     let t = Instant::now();
     for i in 0..calls {
         std::hint::black_box(work_a(i));

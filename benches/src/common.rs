@@ -17,6 +17,38 @@ pub fn stage(x: u64) -> u64 {
     std::hint::black_box(x) + 1
 }
 
+/// `rounds` rounds of a multiply-xorshift mixer (the finalizer of
+/// SplitMix64): a serial dependency chain the compiler cannot skip. The
+/// CPU work of the benchmarks that need real work per call.
+pub fn mix(mut x: u64, rounds: u64) -> u64 {
+    for i in 0..rounds {
+        x = x.wrapping_add(0x9E37_79B9_7F4A_7C15 ^ i);
+        x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        x ^= x >> 31;
+    }
+    x
+}
+
+/// The rounds of [`mix`] that take about `target` on this machine (best of
+/// three timings of a probe).
+pub fn rounds_for(target: Duration) -> u64 {
+    let probe = 2_000;
+    let calls = 2_000u64;
+    let mut best = Duration::MAX;
+    for _ in 0..3 {
+        let t = Instant::now();
+        let mut x = 0;
+        for i in 0..calls {
+            x ^= mix(i, probe);
+        }
+        std::hint::black_box(x);
+        best = best.min(t.elapsed());
+    }
+    let per_round = best.as_secs_f64() / (calls * probe) as f64;
+    (target.as_secs_f64() / per_round).round().max(1.0) as u64
+}
+
 fn command_output(cmd: &str, args: &[&str]) -> Option<String> {
     let out = Command::new(cmd).args(args).output().ok()?;
     out.status.success().then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())

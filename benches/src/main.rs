@@ -5,7 +5,7 @@
 //!
 //! ```text
 //! cargo run --release -p ohua-bench            # all benchmarks
-//! cargo run --release -p ohua-bench -- chain   # one of: chain, balanced, hop, calls
+//! cargo run --release -p ohua-bench -- chain   # one of: chain, balanced, hop, calls, replicate
 //! ```
 
 // glibc's malloc serialises frees of memory another thread allocated (arena
@@ -20,9 +20,15 @@ mod calls;
 mod chain;
 mod common;
 mod hop;
+mod replicate;
 
-const BENCHMARKS: &[(&str, fn())] =
-    &[("chain", chain::run), ("balanced", balanced::run), ("hop", hop::run), ("calls", calls::run)];
+const BENCHMARKS: &[(&str, fn())] = &[
+    ("chain", chain::run),
+    ("balanced", balanced::run),
+    ("hop", hop::run),
+    ("calls", calls::run),
+    ("replicate", replicate::run),
+];
 
 fn main() {
     let selected: Vec<String> = std::env::args().skip(1).collect();

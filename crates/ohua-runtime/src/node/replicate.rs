@@ -111,7 +111,7 @@ where
         for k in (self.next..n).chain(0..self.next) {
             // Fresh: the replica publishes what it took after every step.
             let room = self.lanes[k].current_room();
-            if room > 0 && best.is_none_or(|(_, r)| room > r) {
+            if room > 0 && best.map_or(true, |(_, r)| room > r) {
                 best = Some((k, room));
             }
         }
@@ -267,5 +267,85 @@ where
     fn describe(&self) -> String {
         let lanes: Vec<usize> = self.lanes.iter().map(Receiver::len).collect();
         format!("gather order [{}] lane results {lanes:?} out {:?}", self.order.describe(), self.outputs.describe())
+    }
+}
+
+/// The ordered merge under loom: every interleaving of a scatter and a
+/// merge on one thread and two replicas on their own threads delivers the
+/// items in input order with the marker in place, and everything finishes.
+/// `RUSTFLAGS="--cfg loom" cargo test -p ohua-runtime --release --lib loom`.
+#[cfg(all(test, loom))]
+mod loom_models {
+    use super::{Gather, Scatter};
+    use crate::arc::channel;
+    use crate::node::call::Call;
+    use crate::node::{Node, Step};
+    use crate::packet::Packet;
+    use crate::port::{In, Out};
+    use loom::thread;
+
+    /// Step `node` until it is done, yielding while it is blocked.
+    fn drive(mut node: impl Node) {
+        loop {
+            let step = node.step(4);
+            node.flush();
+            match step {
+                Step::Done => return,
+                Step::Blocked => thread::yield_now(),
+                Step::Progress(_) => {}
+            }
+        }
+    }
+
+    #[test]
+    fn loom_replicated_results_leave_in_input_order() {
+        loom::model(|| {
+            let (mut input, input_rx) = channel::<u32>(4, None, None);
+            let (order, order_rx) = channel::<u16>(4, None, None);
+            let (out, mut out_rx) = channel::<u32>(4, None, None);
+            let mut to_replicas = Vec::new();
+            let mut from_replicas = Vec::new();
+            let mut workers = Vec::new();
+            for _ in 0..2 {
+                // One slot per lane: the scatter often finds a lane full.
+                let (lane_in, lane_in_rx) = channel::<(u32,)>(1, None, None);
+                let (lane_out, lane_out_rx) = channel::<(u32,)>(1, None, None);
+                to_replicas.push(lane_in);
+                from_replicas.push(lane_out_rx);
+                let replica =
+                    Call::new((In::new(lane_in_rx),), (), (Out::new(vec![lane_out]),), |(x,): ((u32,),), ()| {
+                        ((), ((x.0 * 10,),))
+                    });
+                workers.push(thread::spawn(move || drive(replica)));
+            }
+            for p in [Packet::Data(1), Packet::Data(2), Packet::End(0), Packet::Data(3)] {
+                input.push(p);
+            }
+            drop(input); // publishes and closes
+            let mut scatter = Some(Scatter::new((In::new(input_rx),), to_replicas, order, |t: (u32,)| t));
+            let mut gather = Gather::new(order_rx, from_replicas, (Out::new(vec![out]),), |t: (u32,)| t);
+            loop {
+                if let Some(s) = scatter.as_mut() {
+                    let step = s.step(4);
+                    s.flush();
+                    if step == Step::Done {
+                        scatter = None; // closes the lanes and the order arc
+                    }
+                }
+                let step = gather.step(4);
+                gather.flush();
+                match step {
+                    Step::Done => break,
+                    Step::Blocked => thread::yield_now(),
+                    Step::Progress(_) => {}
+                }
+            }
+            drop(gather);
+            for w in workers {
+                w.join().unwrap();
+            }
+            let got: Vec<_> = std::iter::from_fn(|| out_rx.pop()).collect();
+            assert_eq!(got, vec![Packet::Data(10), Packet::Data(20), Packet::End(0), Packet::Data(30)]);
+        });
     }
 }

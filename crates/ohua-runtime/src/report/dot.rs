@@ -8,7 +8,10 @@ use crate::graph::GraphInfo;
 /// Render `graph` as a DOT `digraph`.
 ///
 /// Nodes are labelled with their name and source label on two lines. With a
-/// `plan`, nodes are grouped into one `subgraph cluster_k` per section.
+/// `plan`, nodes are grouped into one `subgraph cluster_k` per section, and
+/// a replicated node says `×R replicas`; each replica outside the node's
+/// own section is drawn dashed (`n3_r1`) in its section, joined to the node
+/// by a dotted two-way arc (items out, results back in order).
 /// Feedback arcs are dashed; every arc is labelled `from_port→to_port`.
 ///
 /// # Example
@@ -41,18 +44,25 @@ pub fn to_dot(graph: &GraphInfo, plan: Option<&Plan>) -> String {
                 let _ = writeln!(out, "  subgraph cluster_{s} {{");
                 let _ = writeln!(out, "    label=\"section {s}\";");
                 for (id, _) in p.section_of.iter().enumerate().filter(|(_, &ps)| ps == s) {
-                    node_line(&mut out, graph, id, "    ");
+                    node_line(&mut out, graph, id, p.replicas.get(id).copied().unwrap_or(1), "    ");
+                }
+                for (id, k) in replicas_elsewhere(p).filter(|&(id, k)| p.replica_sections[id][k] == s) {
+                    let name = escape(graph.nodes.get(id).map_or("?", |n| n.name));
+                    let _ = writeln!(out, "    n{id}_r{k} [label=\"{name}\\nreplica {k}\", style=dashed];");
                 }
                 let _ = writeln!(out, "  }}");
             }
             // Nodes the plan does not cover (a plan for another graph) still show.
             for id in p.section_of.len()..graph.nodes.len() {
-                node_line(&mut out, graph, id, "  ");
+                node_line(&mut out, graph, id, 1, "  ");
+            }
+            for (id, k) in replicas_elsewhere(p) {
+                let _ = writeln!(out, "  n{id} -> n{id}_r{k} [style=dotted, dir=both];");
             }
         }
         None => {
             for id in 0..graph.nodes.len() {
-                node_line(&mut out, graph, id, "  ");
+                node_line(&mut out, graph, id, 1, "  ");
             }
         }
     }
@@ -64,12 +74,20 @@ pub fn to_dot(graph: &GraphInfo, plan: Option<&Plan>) -> String {
     out
 }
 
-/// One node statement.
-fn node_line(out: &mut String, graph: &GraphInfo, id: usize, indent: &str) {
+/// `(node, replica)` for every replica that runs outside its node's section.
+fn replicas_elsewhere(p: &Plan) -> impl Iterator<Item = (usize, usize)> + '_ {
+    p.replica_sections.iter().enumerate().flat_map(move |(id, sections)| {
+        sections.iter().enumerate().filter(move |&(_, &s)| s != p.section_of[id]).map(move |(k, _)| (id, k))
+    })
+}
+
+/// One node statement (`replicas` > 1: the node runs replicated).
+fn node_line(out: &mut String, graph: &GraphInfo, id: usize, replicas: usize, indent: &str) {
     let n = &graph.nodes[id];
+    let times = if replicas > 1 { format!("\\n×{replicas} replicas") } else { String::new() };
     let _ = writeln!(
         out,
-        "{indent}n{id} [label=\"{}\\n{}\", tooltip=\"{}\"];",
+        "{indent}n{id} [label=\"{}\\n{}{times}\", tooltip=\"{}\"];",
         escape(n.name),
         escape(n.label),
         escape(n.kind)

@@ -28,8 +28,14 @@ impl fmt::Display for RunReport {
         // Busiest first; ties by name so the table is deterministic.
         rows.sort_by(|a, b| b.busy.cmp(&a.busy).then(a.name.cmp(b.name)));
         let name_w = rows.iter().map(|r| r.name.len()).chain(["node".len()]).max().unwrap_or(4);
-        // Fused calls show `fused`: their time is on the piece's first operator.
-        let kind = |r: &super::NodeStats| if r.fused_into.is_some() { "fused" } else { r.kind };
+        // Fused calls show `fused`: their time is on the piece's first
+        // operator. Replicated ones show their replica count, and one row
+        // per replica follows them.
+        let kind = |r: &super::NodeStats| match (r.fused_into, r.replicas.len()) {
+            (Some(_), _) => "fused".to_string(),
+            (None, 0) => r.kind.to_string(),
+            (None, n) => format!("{}×{n}", r.kind),
+        };
         let kind_w = rows.iter().map(|r| kind(r).len()).chain(["kind".len()]).max().unwrap_or(4);
         writeln!(
             f,
@@ -50,6 +56,20 @@ impl fmt::Display for RunReport {
                 busy_ms,
                 pct
             )?;
+            for (k, rep) in r.replicas.iter().enumerate() {
+                let busy_ms = rep.busy.as_secs_f64() * 1e3;
+                let pct = if wall_ms > 0.0 { busy_ms / wall_ms * 100.0 } else { 0.0 };
+                let name = format!("  replica {k}");
+                writeln!(
+                    f,
+                    "{name:<name_w$}  {:<kind_w$}  {:>7}  {:>12}  {:>10.3}  {:>6.1}",
+                    "",
+                    rep.section,
+                    rep.firings,
+                    busy_ms,
+                    pct
+                )?;
+            }
         }
         Ok(())
     }
