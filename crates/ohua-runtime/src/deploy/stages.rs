@@ -10,10 +10,11 @@
 //! Once a run of the graph has measured its operators (`learned.rs`), a
 //! replicable operator (a call without state in a loop) is a candidate when
 //!
-//! * one firing costs at least [`MIN_FIRING_NS`]: below that, dealing an
-//!   item to a replica and merging it back in order costs about as much as
-//!   the work (Fig. 6c, the `tiny` benchmark in `BENCHMARKS.md`);
-//! * it is at least [`MIN_SHARE`] of the run's busy time;
+//! * one firing of its piece (the operator, or the consecutive stateless
+//!   calls fused with it) costs at least [`MIN_FIRING_NS`]: below that,
+//!   dealing an item to a replica and merging it back in order costs about
+//!   as much as the work (Fig. 6c, the `tiny` benchmark in `BENCHMARKS.md`);
+//! * its piece is at least [`MIN_SHARE`] of the run's busy time;
 //! * it is not on a loop-carried cycle (a `while` body, a state carried
 //!   through a `for` loop as a value): there, an iteration waits for the
 //!   previous one and replicas would only add hand-overs.
@@ -30,9 +31,14 @@
 use super::auto;
 use crate::graph::GraphInfo;
 
-/// Least measured cost of one firing, in nanoseconds, for replication to
-/// pay for the hand-over to a replica and the ordered merge.
-pub const MIN_FIRING_NS: f64 = 2_000.0;
+/// Least measured cost per item, in nanoseconds, of a replicated piece
+/// (one call, or consecutive calls fused into one piece) for replication to
+/// pay for the hand-over to a replica and the ordered merge. Measured with
+/// `cargo run --release -p ohua-bench -- replicate` (`tiny`, BENCHMARKS.md):
+/// on 2 cores, 3-call pieces of 600 and 300 ns per item ran at 1.76x and
+/// 1.62x of sequential replicated against 1.43x and 1.42x pipelined, one of
+/// 150 ns at 1.33x against 1.53x.
+pub const MIN_FIRING_NS: f64 = 200.0;
 
 /// Least share of a run's busy time an operator must have to be replicated.
 pub const MIN_SHARE: f64 = 0.05;
@@ -69,12 +75,20 @@ pub(super) fn replicate(
         return None;
     }
     let total: f64 = costs.iter().sum();
+    // Consecutive stateless calls run as one fused piece per replica
+    // (`node/chain.rs`): the hand-over is paid once per item for the piece,
+    // so the piece's cost per item is what must outweigh it.
+    let group = pieces(graph);
+    let mut piece_cost = vec![0.0; n];
+    for id in 0..n {
+        piece_cost[group[id]] += costs[id];
+    }
     let heavy = |id: usize| {
-        let node = &graph.nodes[id];
+        let (g, node) = (group[id], &graph.nodes[id]);
         node.replicable
             && firings[id] > 0
-            && costs[id] / firings[id] as f64 >= MIN_FIRING_NS
-            && costs[id] >= MIN_SHARE * total
+            && piece_cost[g] / firings[id] as f64 >= MIN_FIRING_NS
+            && piece_cost[g] >= MIN_SHARE * total
     };
     // Cheap checks first: this runs at every call of a measured graph.
     let mut chosen: Vec<bool> = (0..n).map(heavy).collect();
@@ -106,6 +120,32 @@ pub(super) fn replicate(
     }
     let r = workers - stages + 1;
     Some(Staged { section_of, replicas: chosen.iter().map(|&c| if c { r } else { 1 }).collect() })
+}
+
+/// For every node, the first node of the piece of consecutive replicable
+/// calls it belongs to (itself if none): `a` and `b` are in one piece if
+/// `a`'s only consumer is `b` and `b`'s only input is `a`, as the compiler
+/// fuses them (`ohua-compiler`'s `codegen/chain.rs`).
+fn pieces(graph: &GraphInfo) -> Vec<usize> {
+    let n = graph.nodes.len();
+    let (mut outs, mut ins) = (vec![0usize; n], vec![0usize; n]);
+    for a in graph.arcs {
+        outs[a.from as usize] += 1;
+        ins[a.to as usize] += 1;
+    }
+    let mut group: Vec<usize> = (0..n).collect();
+    // Arcs run producer-first in node order, so one pass in node order
+    // reaches every piece's first node before its later links.
+    let mut arcs: Vec<_> = graph.arcs.iter().filter(|a| !a.feedback).collect();
+    arcs.sort_by_key(|a| a.from);
+    for a in arcs {
+        let (from, to) = (a.from as usize, a.to as usize);
+        let linked = graph.nodes[from].replicable && graph.nodes[to].replicable && outs[from] == 1 && ins[to] == 1;
+        if linked {
+            group[to] = group[from];
+        }
+    }
+    group
 }
 
 /// The heaviest section's total cost.
@@ -182,6 +222,34 @@ mod tests {
         let costs = [0.0, 1e6, 90e6, 5e6, 1e6];
         let firings = [1, 1_000_000, 1_000_000, 1_000_000, 1];
         assert_eq!(replicate(&MAP, 2, &costs, &firings, &plain(&costs)), None);
+    }
+
+    /// xs → smap → a → b → c (stateless, each feeding only the next) → add.
+    static PIECE: GraphInfo = GraphInfo {
+        algorithm: "p",
+        nodes: &[
+            node("p/xs#arg", "source", false),
+            node("p/smap@1", "smap", false),
+            node("p/a#2", "call", true),
+            node("p/b#3", "call", true),
+            node("p/c#4", "call", true),
+            node("p/add#5", "call", false),
+        ],
+        arcs: &[arc(0, 1, false), arc(1, 2, false), arc(2, 3, false), arc(3, 4, false), arc(4, 5, false)],
+    };
+
+    #[test]
+    fn a_fused_piece_of_cheap_calls_is_judged_by_its_cost_per_item() {
+        // 250 ns per call, 750 ns per item for the piece a → b → c.
+        let costs = [0.0, 1e6, 250e6, 250e6, 250e6, 10e6];
+        let firings = [1, 1_000_000, 1_000_000, 1_000_000, 1_000_000, 1_000_000];
+        let pipeline = auto::split(&PIECE, 2, Some(&costs));
+        let staged = replicate(&PIECE, 2, &costs, &firings, &pipeline).expect("replicated");
+        assert_eq!(staged.replicas, vec![1, 1, 2, 2, 2, 1]);
+        // 30 ns per call: the piece is 90 ns per item, below a hand-over.
+        let costs = [0.0, 1e6, 30e6, 30e6, 30e6, 10e6];
+        let pipeline = auto::split(&PIECE, 2, Some(&costs));
+        assert_eq!(replicate(&PIECE, 2, &costs, &firings, &pipeline), None);
     }
 
     #[test]
