@@ -129,3 +129,115 @@ fn replicas_inside_nested_loops_keep_markers_in_place() {
         assert_eq!(got, ohua::sequential(|| nested(xss.clone())), "seed {seed}");
     }
 }
+
+/// Run `f` on a thread and fail (instead of hanging CI) if it takes too long.
+fn within<R: Send + 'static>(secs: u64, f: impl FnOnce() -> R + Send + 'static) -> R {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx.recv_timeout(std::time::Duration::from_secs(secs)).expect("the algorithm hung")
+}
+
+/// A typed panic payload, as `std::panic::panic_any` raises it.
+#[derive(Debug, PartialEq)]
+struct Rejected {
+    item: u64,
+}
+
+fn picky(x: u64) -> u64 {
+    if x == 337 {
+        std::panic::panic_any(Rejected { item: x });
+    }
+    slow_square(x)
+}
+
+#[ohua::algorithm]
+fn picky_map(xs: Vec<u64>) -> Vec<u64> {
+    let ys: Vec<u64> = xs.into_iter().map(|x| picky(x)).collect();
+    ys
+}
+
+#[test]
+fn a_panic_in_one_replica_is_re_raised_with_its_payload_and_nothing_hangs() {
+    for n in [2, 3, 4] {
+        for sections in [SectionStrategy::Single, SectionStrategy::PerOperator] {
+            let d = rules("picky_map/picky#.*", n, sections.clone());
+            let caught = within(60, move || {
+                let r = std::panic::catch_unwind(|| ohua::with_deployment(d, || picky_map(inputs())));
+                let payload = r.expect_err("item 337 panics");
+                (payload.downcast_ref::<Rejected>().map(|r| r.item), ohua::last_operator_panic().map(|p| p.operator))
+            });
+            assert_eq!(caught.0, Some(337), "{n} replicas, {sections}: the original payload");
+            assert_eq!(caught.1, Some("picky_map/picky#2"), "{n} replicas, {sections}: the operator's name");
+        }
+    }
+}
+
+/// Reports what reached the end of the loop body.
+struct Replier {
+    tx: std::sync::mpsc::Sender<u64>,
+}
+
+impl Replier {
+    fn new(tx: std::sync::mpsc::Sender<u64>) -> Self {
+        Replier { tx }
+    }
+
+    fn reply(&mut self, x: u64) -> u64 {
+        let _ = self.tx.send(x);
+        x
+    }
+}
+
+#[ohua::algorithm]
+fn serve(requests: std::sync::mpsc::Receiver<u64>, replies: std::sync::mpsc::Sender<u64>) -> Log {
+    let mut replier = Replier::new(replies);
+    let mut log = Log::new();
+    for r in requests {
+        let y = slow_square(r);
+        let sent = replier.reply(y);
+        log.push(sent as i64);
+    }
+    log
+}
+
+/// A client that sends request i+1 only after the reply to request i: a
+/// replicated operator must not wait for more items before it runs one.
+fn closed_loop(n: u64, run: impl FnOnce(std::sync::mpsc::Receiver<u64>, std::sync::mpsc::Sender<u64>) -> Log) -> Log {
+    let (req_tx, req_rx) = std::sync::mpsc::channel();
+    let (rep_tx, rep_rx) = std::sync::mpsc::channel();
+    let client = std::thread::spawn(move || {
+        for i in 0..n {
+            req_tx.send(i).expect("the server listens");
+            let reply = rep_rx.recv_timeout(std::time::Duration::from_secs(20)).expect("a reply, not held back");
+            assert_eq!(reply, i * i);
+        }
+    });
+    let log = run(req_rx, rep_tx);
+    client.join().expect("client");
+    log
+}
+
+#[test]
+fn a_replicated_operator_in_a_closed_loop_holds_nothing_back() {
+    let expected = closed_loop(30, |rx, tx| ohua::sequential(|| serve(rx, tx)));
+    for n in [2, 4] {
+        for sections in [SectionStrategy::Single, SectionStrategy::PerOperator, SectionStrategy::Auto] {
+            let d = rules("serve/slow_square#.*", n, sections.clone());
+            let got = within(60, move || closed_loop(30, |rx, tx| ohua::with_deployment(d, || serve(rx, tx))));
+            assert_eq!(got, expected, "{n} replicas, {sections}");
+        }
+    }
+}
+
+#[test]
+fn every_replica_gets_items_when_many_are_ready() {
+    let d = rules("squares/slow_square#.*", 3, SectionStrategy::Single);
+    let (_, reports) = ohua::profile(|| ohua::with_deployment(d, || squares(inputs())));
+    let node = reports[0].nodes.iter().find(|s| s.name.starts_with("squares/slow_square")).unwrap();
+    // 500 items are ready at once: the scatter fills every lane before any
+    // replica has run, so each one runs some.
+    assert!(node.replicas.iter().all(|r| r.firings > 0), "{}", reports[0]);
+    assert_eq!(node.replicas.iter().map(|r| r.section).collect::<Vec<_>>(), vec![0, 1, 2], "{}", reports[0]);
+}
