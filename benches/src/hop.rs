@@ -44,8 +44,13 @@ pub fn run() {
     header("hop", "unbatched cross-section message, 1,000,000 items, batch 1, arc capacity 16");
     let xs: Vec<u64> = (0..ITEMS).collect();
     let expected: Vec<u64> = xs.iter().map(|x| x + 1).collect();
-    let per_op =
-        Deployment { sections: SectionStrategy::PerOperator, batch_size: 1, arc_capacity: CAPACITY, workers: 2, replicas: Default::default() };
+    let per_op = Deployment {
+        sections: SectionStrategy::PerOperator,
+        batch_size: 1,
+        arc_capacity: CAPACITY,
+        workers: 2,
+        replicas: Default::default(),
+    };
     let two = Deployment {
         sections: SectionStrategy::Rules(vec![
             // Like the crossbeam baseline: the input side and `stage` on one

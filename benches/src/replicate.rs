@@ -150,8 +150,12 @@ fn learn<R>(what: &str, call: impl Fn() -> R) {
     call();
     let (_, reports) = ohua::profile(call);
     let r = &reports[0];
-    let replicated: Vec<String> =
-        r.nodes.iter().filter(|n| !n.replicas.is_empty()).map(|n| format!("{} ×{}", n.name, n.replicas.len())).collect();
+    let replicated: Vec<String> = r
+        .nodes
+        .iter()
+        .filter(|n| !n.replicas.is_empty())
+        .map(|n| format!("{} ×{}", n.name, n.replicas.len()))
+        .collect();
     let replicated = if replicated.is_empty() { "nothing".to_string() } else { replicated.join(", ") };
     println!("{what}: the default deployment uses {} section(s) and replicates {replicated}", r.sections);
 }
@@ -210,8 +214,14 @@ fn tiny_benchmark(call: Duration) {
     let mut variants: Vec<Variant<'_, Vec<u64>, (u64, u64)>> = vec![
         ("sequential loop", Box::new(|v| sequential_fold(v, |x| tiny(tiny(tiny(x)))))),
         ("ohua fused (1 section)", Box::new(|v| ohua::with_deployment(fused.clone(), || tiny_fold(v)))),
-        ("ohua pipelined (auto sections, no replicas)", Box::new(|v| ohua::with_deployment(pipelined.clone(), || tiny_fold(v)))),
-        ("ohua replicated (1 section + 2 replicas)", Box::new(|v| ohua::with_deployment(replicated.clone(), || tiny_fold(v)))),
+        (
+            "ohua pipelined (auto sections, no replicas)",
+            Box::new(|v| ohua::with_deployment(pipelined.clone(), || tiny_fold(v))),
+        ),
+        (
+            "ohua replicated (1 section + 2 replicas)",
+            Box::new(|v| ohua::with_deployment(replicated.clone(), || tiny_fold(v))),
+        ),
         ("ohua default (auto)", Box::new(tiny_fold)),
     ];
     let times = interleaved(|| xs.clone(), &mut variants, |label, r| assert_eq!(r, &expected, "{label}"));

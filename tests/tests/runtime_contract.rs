@@ -8,7 +8,13 @@ use std::time::Duration;
 use ohua::{algorithm, Deployment, SectionStrategy};
 
 fn per_operator(batch: usize, cap: usize) -> Deployment {
-    Deployment { workers: 2, sections: SectionStrategy::PerOperator, batch_size: batch, arc_capacity: cap, replicas: Default::default() }
+    Deployment {
+        workers: 2,
+        sections: SectionStrategy::PerOperator,
+        batch_size: batch,
+        arc_capacity: cap,
+        replicas: Default::default(),
+    }
 }
 
 /// Run `f` on a thread and fail (instead of hanging CI) if it takes too long.

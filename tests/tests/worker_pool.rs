@@ -52,7 +52,13 @@ fn mixed(xs: Vec<u64>) -> (u64, Vec<u64>) {
 }
 
 fn per_operator() -> Deployment {
-    Deployment { workers: 2, sections: SectionStrategy::PerOperator, batch_size: 4, arc_capacity: 4, replicas: Default::default() }
+    Deployment {
+        workers: 2,
+        sections: SectionStrategy::PerOperator,
+        batch_size: 4,
+        arc_capacity: 4,
+        replicas: Default::default(),
+    }
 }
 
 #[test]

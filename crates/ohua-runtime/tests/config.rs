@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-use ohua_runtime::deploy::{from_env_with, DeployError, Deployment, SectionRule, SectionStrategy};
+use ohua_runtime::deploy::{from_env_with, DeployError, Deployment, Replication, SectionRule, SectionStrategy};
 
 fn lookup(vars: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
     let map: HashMap<String, String> = vars.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
@@ -126,7 +126,13 @@ fn env_variables() {
         ("OHUA_ARC_CAPACITY", "4"),
     ]))
     .unwrap();
-    let want = Deployment { workers: 3, sections: SectionStrategy::PerOperator, batch_size: 16, arc_capacity: 4, replicas: Default::default() };
+    let want = Deployment {
+        workers: 3,
+        sections: SectionStrategy::PerOperator,
+        batch_size: 16,
+        arc_capacity: 4,
+        replicas: Default::default(),
+    };
     assert_eq!(d, want);
 }
 
@@ -150,6 +156,9 @@ fn env_errors_name_the_variable() {
         ("OHUA_SECTIONS", "random:1"),
         ("OHUA_BATCH", "-1"),
         ("OHUA_ARC_CAPACITY", "1k"),
+        ("OHUA_REPLICAS", "many"),
+        ("OHUA_REPLICAS", "alg/f#.*=0"),
+        ("OHUA_REPLICAS", "random:0:1"),
     ] {
         let err = from_env_with(lookup(&[(var, value)])).unwrap_err();
         assert!(matches!(err, DeployError::Env { var: v, .. } if v == var), "{err:?}");
@@ -274,5 +283,46 @@ mod scoping {
         Deployment::from_toml_str("[[section]]\nops = [\"other/a#.*\"]\n[algorithm.server]\nsections = \"single\"\n")
             .unwrap();
         Deployment::from_toml_str("[[section]]\nops = [\"server/accept#.*\"]\n[algorithm.server]\n").unwrap();
+    }
+}
+
+#[test]
+fn replicas_from_the_file_and_the_environment() {
+    let d = Deployment::from_toml_str("replicas = \"off\"").unwrap();
+    assert_eq!(d.replicas, Replication::Off);
+    let d = Deployment::from_toml_str(
+        r#"
+        replicas = "off"
+        [[replicate]]
+        ops = ["alg/parse#.*", "alg/score#3"]
+        replicas = 3
+        [[replicate]]
+        ops = [".*"]
+        replicas = 1
+        "#,
+    )
+    .unwrap();
+    assert_eq!(d.replicas.by_rules("alg/parse#2"), Some(3), "rules win over `replicas`");
+    assert_eq!(d.replicas.by_rules("alg/score#3"), Some(3));
+    assert_eq!(d.replicas.by_rules("alg/other#4"), Some(1), "the first matching rule wins");
+    let d = from_env_with(lookup(&[("OHUA_REPLICAS", "alg/parse#.*=2; alg/score#.*=4")])).unwrap();
+    assert_eq!((d.replicas.by_rules("alg/parse#2"), d.replicas.by_rules("alg/score#9")), (Some(2), Some(4)));
+    assert_eq!(d.replicas.by_rules("alg/other#1"), Some(1), "no rule: runs once");
+    let d = from_env_with(lookup(&[("OHUA_REPLICAS", "random:4:7")])).unwrap();
+    assert_eq!(d.replicas, Replication::Random { max: 4, seed: 7 });
+    assert_eq!(Deployment::default().replicas, Replication::Auto);
+}
+
+#[test]
+fn bad_replica_settings_are_rejected_with_the_value() {
+    for (toml, fragment) in [
+        ("[[replicate]]\nops = [\"a/b#.*\"]\nreplicas = 0", "replicas"),
+        ("[[replicate]]\nops = [\"a/b#.*\"]\nreplicas = 65", "65"),
+        ("[[replicate]]\nops = [\"a/(b#.*\"]\nreplicas = 2", "a/(b#.*"),
+        ("[[replicate]]\nops = [\"a/b#.*\"]", "replicas"),
+        ("replicas = \"sometimes\"", "sometimes"),
+    ] {
+        let err = Deployment::from_toml_str(toml).unwrap_err().to_string();
+        assert!(err.contains(fragment), "{toml}: {err}");
     }
 }

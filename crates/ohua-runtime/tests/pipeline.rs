@@ -104,7 +104,13 @@ fn graphs_may_borrow_the_callers_data() {
 
 #[test]
 fn profile_reports_firings_per_operator() {
-    let d = Deployment { workers: 2, sections: SectionStrategy::Auto, batch_size: 64, arc_capacity: 128, replicas: Default::default() };
+    let d = Deployment {
+        workers: 2,
+        sections: SectionStrategy::Auto,
+        batch_size: 64,
+        arc_capacity: 128,
+        replicas: Default::default(),
+    };
     let (out, reports) = profile(|| with_deployment(d, || run_pipeline(&PIPE, 10_000, |x| x)));
     assert_eq!(out.len(), 10_000);
     assert_eq!(reports.len(), 1);

@@ -3,7 +3,8 @@
 mod common;
 
 use common::graphs::{INDEP, LOOPY, PIPE};
-use ohua_runtime::deploy::{plan, Deployment, Plan, SectionRule, SectionStrategy};
+use ohua_runtime::deploy::{plan, Deployment, Plan, Replication, SectionRule, SectionStrategy};
+use ohua_runtime::graph::ArcInfo;
 use ohua_runtime::graph::{GraphInfo, NodeInfo};
 
 fn with(sections: SectionStrategy, workers: usize) -> Deployment {
@@ -28,7 +29,13 @@ fn assert_contiguous(g: &GraphInfo, p: &Plan) {
 fn capacities_and_batch() {
     let p = plan(&PIPE, &with(SectionStrategy::Single, 1));
     assert_eq!((p.batch_size, p.local_capacity, p.cross_capacity), (32, 48, 100));
-    let zero = Deployment { workers: 0, sections: SectionStrategy::Auto, batch_size: 0, arc_capacity: 0, replicas: Default::default() };
+    let zero = Deployment {
+        workers: 0,
+        sections: SectionStrategy::Auto,
+        batch_size: 0,
+        arc_capacity: 0,
+        replicas: Default::default(),
+    };
     let p = plan(&PIPE, &zero);
     assert_eq!((p.sections, p.batch_size, p.local_capacity, p.cross_capacity), (1, 1, 17, 1));
 }
@@ -138,4 +145,90 @@ fn rules_that_match_nothing_are_removed() {
     let p = plan(&PIPE, &with(SectionStrategy::Rules(rules), 2));
     // Rules 0 and 2 and the (unused) extra section vanish; order is kept.
     assert_eq!((p.sections, p.section_of), (2, vec![1, 1, 1, 1, 0]));
+}
+
+/// xs → smap → f (replicable) → g (replicable) → add (state) → sink.
+static MAPPED: GraphInfo = GraphInfo {
+    algorithm: "mapped",
+    nodes: &[
+        NodeInfo { name: "mapped/xs#arg", kind: "source", depth: 0, label: "xs", replicable: false },
+        NodeInfo { name: "mapped/smap@1", kind: "smap", depth: 0, label: "smap", replicable: false },
+        NodeInfo { name: "mapped/f#2", kind: "call", depth: 1, label: "f (x)", replicable: true },
+        NodeInfo { name: "mapped/g#3", kind: "call", depth: 1, label: "g (y)", replicable: true },
+        NodeInfo { name: "mapped/add#4", kind: "call", depth: 1, label: "s . add (z)", replicable: false },
+        NodeInfo { name: "mapped/result", kind: "sink", depth: 0, label: "result", replicable: false },
+    ],
+    arcs: &[
+        ArcInfo { from: 0, from_port: 0, to: 1, to_port: 0, feedback: false },
+        ArcInfo { from: 1, from_port: 0, to: 2, to_port: 0, feedback: false },
+        ArcInfo { from: 2, from_port: 0, to: 3, to_port: 0, feedback: false },
+        ArcInfo { from: 3, from_port: 0, to: 4, to_port: 0, feedback: false },
+        ArcInfo { from: 4, from_port: 0, to: 5, to_port: 0, feedback: false },
+    ],
+};
+
+fn replicated(sections: SectionStrategy, replicas: Replication) -> Deployment {
+    Deployment { replicas, ..with(sections, 2) }
+}
+
+#[test]
+fn replica_rules_apply_to_replicable_operators_only() {
+    let rules: Replication = "mapped/.*=3".parse().unwrap();
+    let p = plan(&MAPPED, &replicated(SectionStrategy::Single, rules));
+    assert_eq!(p.replicas, vec![1, 1, 3, 3, 1, 1], "the state's call and control operators run once");
+    assert_eq!(p.sections, 3, "one section and two for replicas 1 and 2");
+    assert_eq!((p.replica_sections[2].clone(), p.replica_sections[3].clone()), (vec![0, 1, 2], vec![0, 1, 2]));
+    assert!(p.replica_sections[4].is_empty());
+    assert_dense_with_replicas(&p);
+}
+
+#[test]
+fn replica_zero_shares_its_operators_section() {
+    let p = plan(&MAPPED, &replicated(SectionStrategy::PerOperator, "mapped/g#.*=2".parse().unwrap()));
+    assert_eq!(p.replicas[3], 2);
+    assert_eq!(p.replica_sections[3], vec![p.section_of[3], 6], "extra section after the six operators'");
+    assert_eq!(p.sections, 7);
+}
+
+#[test]
+fn off_and_unmeasured_auto_replicate_nothing() {
+    for r in [Replication::Off, Replication::Auto] {
+        let p = plan(&MAPPED, &replicated(SectionStrategy::Auto, r));
+        assert_eq!(p.replicas, vec![1; 6]);
+        assert!(p.replica_sections.iter().all(Vec::is_empty));
+    }
+}
+
+#[test]
+fn random_replicas_are_reproducible_and_cover_counts_and_placements() {
+    let mut counts = std::collections::BTreeSet::new();
+    let mut shared_section = false;
+    let mut own_section = false;
+    for seed in 0..40 {
+        let d = replicated(SectionStrategy::Random { sections: 2, seed }, Replication::Random { max: 4, seed });
+        let p = plan(&MAPPED, &d);
+        assert_eq!(p, plan(&MAPPED, &d), "seed {seed}: reproducible");
+        assert_dense_with_replicas(&p);
+        for id in [0, 1, 4, 5] {
+            assert_eq!(p.replicas[id], 1, "seed {seed}: node {id} is not replicable");
+        }
+        for id in [2, 3] {
+            counts.insert(p.replicas[id]);
+            let home = p.section_of[id];
+            for (k, &s) in p.replica_sections[id].iter().enumerate() {
+                assert_eq!(k == 0, k == 0 && s == home, "seed {seed}: replica 0 is at home");
+                shared_section |= k > 0 && s == home;
+                own_section |= k > 0 && s != home;
+            }
+        }
+    }
+    assert_eq!(counts.into_iter().collect::<Vec<_>>(), vec![1, 2, 3, 4]);
+    assert!(shared_section && own_section, "replicas both beside and away from their operator");
+}
+
+/// Every section holds a node or a replica, and nothing is out of range.
+fn assert_dense_with_replicas(p: &Plan) {
+    let used: std::collections::BTreeSet<usize> =
+        p.section_of.iter().chain(p.replica_sections.iter().flatten()).copied().collect();
+    assert_eq!(used.into_iter().collect::<Vec<_>>(), (0..p.sections).collect::<Vec<_>>(), "{p:?}");
 }

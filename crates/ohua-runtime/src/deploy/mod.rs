@@ -11,8 +11,10 @@
 //!    `batch_size = 1024`, `arc_capacity = 4096`.
 //! 2. The TOML file named by the environment variable `OHUA_CONFIG`.
 //! 3. The environment variables `OHUA_WORKERS`, `OHUA_SECTIONS`
-//!    (`auto` | `single` | `per-op` | `random:N:SEED`), `OHUA_BATCH` and
-//!    `OHUA_ARC_CAPACITY`. Empty variables count as unset.
+//!    (`auto` | `single` | `per-op` | `random:N:SEED`), `OHUA_BATCH`,
+//!    `OHUA_ARC_CAPACITY` and `OHUA_REPLICAS` (`auto` | `off` |
+//!    `random:MAX:SEED` | `PATTERN=N; PATTERN=N`, see [`Replication`]).
+//!    Empty variables count as unset.
 //! 4. A programmatic override, [`crate::context::with_deployment`], which
 //!    replaces all of the above for the runs inside it.
 //!
@@ -27,6 +29,13 @@
 //! batch_size = 1024         # firings per operator step
 //! arc_capacity = 4096       # packets buffered on an arc between sections
 //! sections = "auto"         # or "single", "per-op", "random:3:42"
+//! replicas = "auto"         # or "off", "random:4:42"
+//!
+//! # Replicas of stateless calls in loops (win over `replicas`): the first
+//! # matching rule sets the count; operators matching none run once.
+//! [[replicate]]
+//! ops = ["word_freq/normalize#.*"]
+//! replicas = 2
 //!
 //! # Process-wide rules: each [[section]] is one section, holding the
 //! # operators whose full name (`algorithm/function#callsite`) matches one
@@ -65,8 +74,9 @@
 //!
 //! # Strategies
 //!
-//! See [`SectionStrategy`]; [`plan`] turns a [`Deployment`] into the concrete
-//! node-to-section map of one graph.
+//! See [`SectionStrategy`] and [`Replication`]; [`plan`] turns a
+//! [`Deployment`] into the concrete node-to-section map of one graph and the
+//! replicas of its replicable operators (`stages.rs` for what `auto` does).
 
 mod auto;
 mod current;
@@ -77,8 +87,8 @@ pub(crate) mod learned;
 mod plan;
 mod replicas;
 mod rule;
-mod stages;
 mod similar;
+mod stages;
 mod strategy;
 mod unmatched;
 

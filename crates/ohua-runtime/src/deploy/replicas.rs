@@ -129,7 +129,8 @@ impl FromStr for Replication {
         for part in s.split(';').map(str::trim).filter(|p| !p.is_empty()) {
             let (pattern, n) = part.rsplit_once('=').ok_or_else(|| bad(FORMS))?;
             let n: usize = n.trim().parse().map_err(|_| bad(FORMS))?;
-            rules.push(ReplicaRule::new(SectionRule::new([pattern.trim()])?, n)?);
+            let ops = SectionRule::new([pattern.trim()])?;
+            rules.push(ReplicaRule::new(ops, n).map_err(|_| bad("expected replica counts from 1 to 64"))?);
         }
         if rules.is_empty() {
             return Err(bad(FORMS));

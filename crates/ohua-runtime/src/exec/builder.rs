@@ -352,12 +352,19 @@ where
             return self.run(f);
         }
         let CallPorts { builder, id, inputs, outputs, .. } = self;
-        builder.replicate(id, inputs, outputs, |args| args, |results| results, |lane_in, lane_out| {
-            let mut f = f.clone();
-            Call::new((lane_in,), (), (lane_out,), move |(args,), ()| {
-                let ((), results) = f(args, ());
-                ((), (results,))
-            })
-        });
+        builder.replicate(
+            id,
+            inputs,
+            outputs,
+            |args| args,
+            |results| results,
+            |lane_in, lane_out| {
+                let mut f = f.clone();
+                Call::new((lane_in,), (), (lane_out,), move |(args,), ()| {
+                    let ((), results) = f(args, ());
+                    ((), (results,))
+                })
+            },
+        );
     }
 }

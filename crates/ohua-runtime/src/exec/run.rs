@@ -2,11 +2,11 @@
 
 use std::time::Instant;
 
+use super::builder::{Extra, Role};
 use super::observe::{make_report, publish};
 use super::section::Section;
 use super::shared::{Failure, RunShared};
 use super::threads::run_sections;
-use super::builder::{Extra, Role};
 use super::{Builder, ResultSlot};
 use crate::context;
 use crate::deploy::{self, Deployment, Plan};

@@ -157,7 +157,13 @@ pub trait Stage<A>: Send {
     /// per input in `inputs` (lanes from the scatter of node `head`): the
     /// copies' last links send to lanes of a merge that this method
     /// installs, taking the piece's real output and `order`.
-    fn fork<'a>(&mut self, builder: &mut Builder<'a>, head: usize, inputs: Vec<In<A>>, order: Receiver<u16>) -> Vec<Self>
+    fn fork<'a>(
+        &mut self,
+        builder: &mut Builder<'a>,
+        head: usize,
+        inputs: Vec<In<A>>,
+        order: Receiver<u16>,
+    ) -> Vec<Self>
     where
         Self: Sized + 'a;
 }
@@ -289,7 +295,13 @@ where
         }
     }
 
-    fn fork<'a>(&mut self, builder: &mut Builder<'a>, head: usize, inputs: Vec<In<A>>, order: Receiver<u16>) -> Vec<Self>
+    fn fork<'a>(
+        &mut self,
+        builder: &mut Builder<'a>,
+        head: usize,
+        inputs: Vec<In<A>>,
+        order: Receiver<u16>,
+    ) -> Vec<Self>
     where
         Self: 'a,
     {

@@ -299,10 +299,7 @@ mod loom_models {
 
     /// A replica that multiplies by ten, on lanes of one slot each (the
     /// scatter often finds a lane full).
-    fn replica(
-        lane_in: crate::arc::Receiver<(u32,)>,
-        lane_out: crate::arc::Sender<(u32,)>,
-    ) -> impl Node {
+    fn replica(lane_in: crate::arc::Receiver<(u32,)>, lane_out: crate::arc::Sender<(u32,)>) -> impl Node {
         Call::new((In::new(lane_in),), (), (Out::new(vec![lane_out]),), |(x,): ((u32,),), ()| ((), ((x.0 * 10,),)))
     }
 

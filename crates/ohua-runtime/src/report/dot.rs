@@ -31,6 +31,15 @@ use crate::graph::GraphInfo;
 /// assert!(dot.starts_with("digraph \"demo\" {"));
 /// assert!(dot.contains(r#"n1 [label="demo/result#1\n\"y\""#));
 /// assert!(dot.contains("n0 -> n1"));
+///
+/// // The result node on two replicas: one beside it, one in section 1.
+/// let mut plan = ohua::Plan::unreplicated(vec![0, 0], 2, 64, 64);
+/// plan.replicas[1] = 2;
+/// plan.replica_sections[1] = vec![0, 1];
+/// let dot = to_dot(&G, Some(&plan));
+/// assert!(dot.contains("×2 replicas"));
+/// assert!(dot.contains("n1_r1 [label=\"demo/result#1\\nreplica 1\", style=dashed]"));
+/// assert!(dot.contains("n1 -> n1_r1 [style=dotted, dir=both]"));
 /// ```
 pub fn to_dot(graph: &GraphInfo, plan: Option<&Plan>) -> String {
     let mut out = String::new();

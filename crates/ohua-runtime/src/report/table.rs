@@ -63,11 +63,7 @@ impl fmt::Display for RunReport {
                 writeln!(
                     f,
                     "{name:<name_w$}  {:<kind_w$}  {:>7}  {:>12}  {:>10.3}  {:>6.1}",
-                    "",
-                    rep.section,
-                    rep.firings,
-                    busy_ms,
-                    pct
+                    "", rep.section, rep.firings, busy_ms, pct
                 )?;
             }
         }
@@ -80,7 +76,7 @@ mod tests {
     use std::time::Duration;
 
     use crate::deploy::Plan;
-    use crate::report::{NodeStats, RunReport};
+    use crate::report::{NodeStats, ReplicaStats, RunReport};
 
     fn stats(name: &'static str, busy_ms: u64) -> NodeStats {
         NodeStats {
@@ -117,5 +113,29 @@ mod tests {
         // Aligned: every row as long as the column header.
         assert_eq!(lines[1].len(), lines[2].len());
         assert_eq!(lines[2].len(), lines[3].len());
+    }
+
+    #[test]
+    fn a_replicated_operator_shows_its_count_and_a_row_per_replica() {
+        static G: crate::graph::GraphInfo = crate::graph::GraphInfo { algorithm: "t", nodes: &[], arcs: &[] };
+        let replica = |section, firings, ms| ReplicaStats { section, firings, busy: Duration::from_millis(ms) };
+        let mut heavy = stats("t/heavy#1", 80);
+        heavy.replicas = vec![replica(0, 30, 35), replica(1, 70, 45)];
+        let r = RunReport {
+            graph: &G,
+            section_stats: vec![],
+            panicked: None,
+            algorithm: "t",
+            sections: 2,
+            wall: Duration::from_millis(100),
+            nodes: vec![heavy],
+            plan: Plan::unreplicated(vec![0], 2, 1, 1),
+        };
+        let text = r.to_string();
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines[2].starts_with("t/heavy#1") && lines[2].contains("call×2"), "{text}");
+        assert!(lines[3].trim_start().starts_with("replica 0") && lines[3].contains("30"), "{text}");
+        assert!(lines[4].trim_start().starts_with("replica 1") && lines[4].contains("70"), "{text}");
+        assert_eq!(lines[3].len(), lines[4].len(), "aligned: {text}");
     }
 }
