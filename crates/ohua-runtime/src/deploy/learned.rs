@@ -24,6 +24,7 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use crate::graph::GraphInfo;
+use crate::report::NodeStats;
 use crate::sync::process::{Mutex, OnceLock};
 
 /// Total busy time below which a run's measurements are not used.
@@ -48,32 +49,31 @@ fn key(graph: &GraphInfo) -> usize {
     std::ptr::from_ref(graph) as usize
 }
 
-/// The cost estimates (busy nanoseconds per node, indexed by node id) of
-/// `graph`, if a run of it has measured enough.
-pub(crate) fn costs(graph: &GraphInfo) -> Option<Vec<f64>> {
+/// The cost estimates of `graph` (busy nanoseconds per node, indexed by
+/// node id), if a run of it has measured enough, with the firings per node
+/// of the run that measured them (with both, the cost of one firing).
+pub(crate) fn estimates(graph: &GraphInfo) -> Option<(Vec<f64>, Vec<u64>)> {
     let store = store().lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    store.get(&key(graph)).filter(|e| e.busy.len() == graph.nodes.len()).map(|e| e.busy.clone())
-}
-
-/// The firings per node (indexed by node id) of the run that gave
-/// [`costs`], if any: with them, the cost of one firing.
-pub(crate) fn firings(graph: &GraphInfo) -> Option<Vec<u64>> {
-    let store = store().lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    store.get(&key(graph)).filter(|e| e.firings.len() == graph.nodes.len()).map(|e| e.firings.clone())
+    let e = store.get(&key(graph)).filter(|e| e.busy.len() == graph.nodes.len())?;
+    Some((e.busy.clone(), e.firings.clone()))
 }
 
 /// Remember the busy time and firings of every node of a finished run of
-/// `graph` (indexed by node id); `fused_into[id]` is the first link of the
-/// chain node `id` ran fused into, whose `busy` covers the whole chain.
-pub(crate) fn record(graph: &GraphInfo, busy: &[Duration], firings: &[u64], fused_into: &[Option<usize>]) {
-    let total: Duration = busy.iter().sum();
-    if total < MIN_MEASURED || busy.len() != graph.nodes.len() {
+/// `graph` (`nodes`, indexed by node id); `fused_into[id]` is the first link
+/// of the chain node `id` ran fused into, whose `busy` covers the whole chain.
+pub(crate) fn record(graph: &GraphInfo, nodes: &[NodeStats], fused_into: &[Option<usize>]) {
+    // Checked before anything is allocated: most calls of a small
+    // algorithm measure too little to be used.
+    let total: Duration = nodes.iter().map(|n| n.busy).sum();
+    if total < MIN_MEASURED || nodes.len() != graph.nodes.len() {
         return;
     }
+    let busy: Vec<Duration> = nodes.iter().map(|n| n.busy).collect();
+    let firings: Vec<u64> = nodes.iter().map(|n| n.firings).collect();
     let mut store = store().lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     let previous = store.get(&key(graph));
-    let estimates = spread(busy, fused_into, previous.map(|e| e.busy.as_slice()));
-    store.insert(key(graph), Estimates { busy: estimates, firings: firings.to_vec() });
+    let estimates = spread(&busy, fused_into, previous.map(|e| e.busy.as_slice()));
+    store.insert(key(graph), Estimates { busy: estimates, firings });
 }
 
 /// Per-node estimates from one run: a node that ran on its own keeps its

@@ -98,33 +98,41 @@ pub fn plan(graph: &GraphInfo, d: &Deployment) -> Plan {
     // Whether the configuration set this algorithm's sections: a table of
     // its name or a matching rule (else a misspelt name is looked for).
     let mut own = scoped;
-    // Whether the sections are `auto`'s (then `auto` replication applies).
+    // Whether the sections are `auto`'s (then `auto` replication applies),
+    // and the measurements `auto` plans by (looked up once: a plan is made
+    // at every call).
     let mut automatic = false;
+    let mut measured = None;
+    let mut auto_split = |automatic: &mut bool| {
+        *automatic = true;
+        measured = learned::estimates(graph);
+        auto::split(graph, d.workers, measured.as_ref().map(|(busy, _)| busy.as_slice()))
+    };
     let raw: Vec<usize> = match strategy {
         SectionStrategy::Rules(rules) => match by_rules(graph, rules, scoped) {
             Some(raw) => {
                 own = true;
                 raw
             }
-            None => {
-                automatic = true;
-                auto::split(graph, d.workers, learned::costs(graph).as_deref())
-            }
+            None => auto_split(&mut automatic),
         },
-        SectionStrategy::Auto => {
-            automatic = true;
-            auto::split(graph, d.workers, learned::costs(graph).as_deref())
-        }
-        other => by_strategy(graph, d, other),
+        SectionStrategy::Auto => auto_split(&mut automatic),
+        other => by_strategy(graph, other),
     };
     unmatched::planned(graph.algorithm, own, &d.sections);
-    let (raw, replicas, placement) = replicate(graph, d, raw, automatic);
+    let (raw, replicas, placement) = replicate(graph, d, raw, automatic, measured);
     let n = graph.nodes.len();
-    // Sections of the nodes, then of their replicas, renumbered together.
-    let (all, sections) = compact(raw.iter().copied().chain(placement.iter().flatten().copied()).collect());
-    let section_of = all[..n].to_vec();
-    let mut rest = all[n..].iter().copied();
-    let replica_sections = placement.iter().map(|p| rest.by_ref().take(p.len()).collect()).collect();
+    let (section_of, sections, replica_sections) = if placement.iter().all(Vec::is_empty) {
+        // The common case, kept cheap: a plan is made at every call.
+        let (section_of, sections) = compact(raw);
+        (section_of, sections, placement)
+    } else {
+        // Sections of the nodes, then of their replicas, renumbered together.
+        let (all, sections) = compact(raw.iter().copied().chain(placement.iter().flatten().copied()).collect());
+        let mut rest = all[n..].iter().copied();
+        let replica_sections = placement.iter().map(|p| rest.by_ref().take(p.len()).collect()).collect();
+        (all[..n].to_vec(), sections, replica_sections)
+    };
     let batch_size = d.batch_size.max(1);
     Plan {
         section_of,
@@ -145,6 +153,7 @@ fn replicate(
     d: &Deployment,
     mut raw: Vec<usize>,
     automatic: bool,
+    measured: Option<(Vec<f64>, Vec<u64>)>,
 ) -> (Vec<usize>, Vec<usize>, Vec<Vec<usize>>) {
     let n = graph.nodes.len();
     let replicable = |id: usize| graph.nodes[id].replicable;
@@ -152,8 +161,7 @@ fn replicate(
     match &d.replicas {
         Replication::Off => {}
         Replication::Auto => {
-            let measured = if automatic { learned::costs(graph).zip(learned::firings(graph)) } else { None };
-            if let Some((costs, firings)) = measured {
+            if let Some((costs, firings)) = measured.filter(|_| automatic) {
                 if let Some(staged) = stages::replicate(graph, d.workers, &costs, &firings, &raw) {
                     raw = staged.section_of;
                     replicas = staged.replicas;
@@ -209,12 +217,12 @@ fn by_rules(graph: &GraphInfo, rules: &[SectionRule], scoped: bool) -> Option<Ve
 }
 
 /// Sections by a strategy other than rules.
-fn by_strategy(graph: &GraphInfo, d: &Deployment, strategy: &SectionStrategy) -> Vec<usize> {
+fn by_strategy(graph: &GraphInfo, strategy: &SectionStrategy) -> Vec<usize> {
     let n = graph.nodes.len();
     match strategy {
         SectionStrategy::Single => vec![0; n],
         SectionStrategy::PerOperator => (0..n).collect(),
-        SectionStrategy::Auto => auto::split(graph, d.workers, learned::costs(graph).as_deref()),
+        SectionStrategy::Auto => unreachable!("ohua internal error: `auto` is planned by `plan`"),
         SectionStrategy::Random { sections, seed } => {
             let mut rng = rand::rngs::StdRng::seed_from_u64(*seed);
             let k = (*sections).max(1);

@@ -62,6 +62,7 @@ pub(crate) struct Extra<'a> {
 /// What a build produced: operators by node id (`None` for nodes fused into
 /// another node's operator), and for those, the node they are fused into.
 pub(crate) struct Built<'a> {
+    pub(crate) plan: Plan,
     pub(crate) nodes: Vec<Option<Box<dyn Node + 'a>>>,
     pub(crate) fused_into: Vec<Option<usize>>,
     pub(crate) extras: Vec<Extra<'a>>,
@@ -297,7 +298,7 @@ impl<'a> Builder<'a> {
             self.graph.algorithm,
             missing.join(", ")
         );
-        Built { nodes: self.nodes, fused_into: self.fused_into, extras: self.extras }
+        Built { plan: self.plan, nodes: self.nodes, fused_into: self.fused_into, extras: self.extras }
     }
 }
 

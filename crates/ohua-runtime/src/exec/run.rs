@@ -93,9 +93,8 @@ impl<'a> Prepared<'a> {
     #[inline(never)]
     fn run(self) {
         let Prepared { graph, opts, builder, parkers, flags, wakers } = self;
-        let plan = builder.plan().clone();
         let built = builder.into_built();
-        let fused_into = built.fused_into;
+        let (plan, fused_into) = (built.plan, built.fused_into);
         let sections = assign(graph, &plan, parkers, flags, built.nodes, built.extras);
 
         let shared = RunShared::new(wakers);
@@ -106,9 +105,7 @@ impl<'a> Prepared<'a> {
         report.panicked = shared.panicked_operator();
         publish(&opts, graph, &report);
         if !shared.aborted() {
-            let busy: Vec<_> = report.nodes.iter().map(|n| n.busy).collect();
-            let firings: Vec<_> = report.nodes.iter().map(|n| n.firings).collect();
-            deploy::learned::record(graph, &busy, &firings, &fused_into);
+            deploy::learned::record(graph, &report.nodes, &fused_into);
         }
 
         match shared.take_failure() {
@@ -147,17 +144,22 @@ fn assign<'a>(
 ) -> Vec<Section<'a>> {
     let mut sections: Vec<Section<'a>> =
         parkers.into_iter().zip(flags).enumerate().map(|(k, (p, f))| Section::new(k, p, f, plan.batch_size)).collect();
-    extras.sort_by_key(|e| e.role);
-    let mut by_anchor: Vec<Vec<Extra<'a>>> = (0..nodes.len()).map(|_| Vec::new()).collect();
-    for e in extras {
-        let anchor = e.anchor;
-        by_anchor[anchor].push(e);
+    let order = graph.topological_order();
+    if !extras.is_empty() {
+        // After each replicated node (in the order nodes are visited):
+        // its replicas in order, then its merge.
+        let mut rank = vec![0; order.len()];
+        for (r, &id) in order.iter().enumerate() {
+            rank[id] = r;
+        }
+        extras.sort_by_key(|e| (rank[e.anchor], e.role));
     }
-    for id in graph.topological_order() {
+    let mut extras = extras.into_iter().peekable();
+    for id in order {
         if let Some(node) = nodes[id].take() {
             sections[plan.section_of[id]].push(id, Role::Node, node);
         }
-        for e in by_anchor[id].drain(..) {
+        while let Some(e) = extras.next_if(|e| e.anchor == id) {
             sections[e.section].push(e.anchor, e.role, e.node);
         }
     }
