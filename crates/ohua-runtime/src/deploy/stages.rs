@@ -95,9 +95,9 @@ pub(super) fn replicate(
     if !chosen.contains(&true) {
         return None;
     }
-    for id in 0..n {
-        if chosen[id] && on_cycle(graph, id) {
-            chosen[id] = false;
+    for (id, c) in chosen.iter_mut().enumerate() {
+        if *c && on_cycle(graph, id) {
+            *c = false;
         }
     }
     if !chosen.contains(&true) {
@@ -110,7 +110,11 @@ pub(super) fn replicate(
     for stages in 1..workers {
         let section_of = auto::split(graph, stages, Some(&rest));
         let estimate = max_load(&section_of, &rest).max(spread);
-        if best.as_ref().map_or(true, |(b, _, _)| estimate < 0.95 * b) {
+        let better = match &best {
+            Some((b, _, _)) => estimate < 0.95 * b,
+            None => true,
+        };
+        if better {
             best = Some((estimate, stages, section_of));
         }
     }

@@ -111,7 +111,11 @@ where
         for k in (self.next..n).chain(0..self.next) {
             // Fresh: the replica publishes what it took after every step.
             let room = self.lanes[k].current_room();
-            if room > 0 && best.map_or(true, |(_, r)| room > r) {
+            let better = match best {
+                Some((_, r)) => room > r,
+                None => room > 0,
+            };
+            if better {
                 best = Some((k, room));
             }
         }
