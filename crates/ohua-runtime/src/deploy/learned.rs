@@ -19,6 +19,14 @@
 //!
 //! Runs that measured less than [`MIN_MEASURED`] in total, or that failed,
 //! leave the estimates alone: their busy times are mostly noise.
+//!
+//! Busy times say where the work is, not what moving it costs: replicas of
+//! a call whose items are large and freshly allocated on another core run
+//! slower per item than the call alone (the `word_freq` example: 2-3 µs per
+//! line on the other core against 1 µs). So each graph also keeps its
+//! [`Pace`], the wall time per firing of its runs with and without
+//! replicas, and `auto` stops replicating a graph whose replicated runs
+//! were slower (`stages.rs`).
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -36,6 +44,30 @@ struct Estimates {
     busy: Vec<f64>,
     /// Firings (data packets and markers handled).
     firings: Vec<u64>,
+    /// Over all measured runs.
+    pace: Pace,
+}
+
+/// Wall nanoseconds per firing (all operators' firings) of a graph's runs
+/// without and with replicas, each a running average (the latest run
+/// weighs half).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub(crate) struct Pace {
+    /// Runs in which no operator was replicated.
+    pub(crate) plain: Option<f64>,
+    /// Runs with replicas.
+    pub(crate) replicated: Option<f64>,
+}
+
+impl Pace {
+    /// Whether runs with replicas have been measured slower than runs without.
+    pub(crate) fn replicas_were_slower(&self) -> bool {
+        matches!((self.plain, self.replicated), (Some(p), Some(r)) if r >= p)
+    }
+
+    fn update(slot: &mut Option<f64>, sample: f64) {
+        *slot = Some(slot.map_or(sample, |old| (old + sample) / 2.0));
+    }
 }
 
 /// Estimates per graph, keyed by the graph's address (graphs are
@@ -49,19 +81,29 @@ fn key(graph: &GraphInfo) -> usize {
     std::ptr::from_ref(graph) as usize
 }
 
-/// The cost estimates of `graph` (busy nanoseconds per node, indexed by
-/// node id), if a run of it has measured enough, with the firings per node
-/// of the run that measured them (with both, the cost of one firing).
-pub(crate) fn estimates(graph: &GraphInfo) -> Option<(Vec<f64>, Vec<u64>)> {
+/// What earlier runs of a graph measured: busy nanoseconds and firings per
+/// node (indexed by node id; with both, the cost of one firing) and the
+/// graph's [`Pace`].
+pub(crate) type Measured = (Vec<f64>, Vec<u64>, Pace);
+
+/// The measurements of `graph`, if a run of it has measured enough.
+pub(crate) fn estimates(graph: &GraphInfo) -> Option<Measured> {
     let store = store().lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     let e = store.get(&key(graph)).filter(|e| e.busy.len() == graph.nodes.len())?;
-    Some((e.busy.clone(), e.firings.clone()))
+    Some((e.busy.clone(), e.firings.clone(), e.pace))
 }
 
 /// Remember the busy time and firings of every node of a finished run of
-/// `graph` (`nodes`, indexed by node id); `fused_into[id]` is the first link
+/// `graph` (`nodes`, indexed by node id), and its wall time (`replicated`:
+/// whether an operator ran on replicas); `fused_into[id]` is the first link
 /// of the chain node `id` ran fused into, whose `busy` covers the whole chain.
-pub(crate) fn record(graph: &GraphInfo, nodes: &[NodeStats], fused_into: &[Option<usize>]) {
+pub(crate) fn record(
+    graph: &GraphInfo,
+    nodes: &[NodeStats],
+    wall: Duration,
+    replicated: bool,
+    fused_into: &[Option<usize>],
+) {
     // Checked before anything is allocated: most calls of a small
     // algorithm measure too little to be used.
     let total: Duration = nodes.iter().map(|n| n.busy).sum();
@@ -70,10 +112,14 @@ pub(crate) fn record(graph: &GraphInfo, nodes: &[NodeStats], fused_into: &[Optio
     }
     let busy: Vec<Duration> = nodes.iter().map(|n| n.busy).collect();
     let firings: Vec<u64> = nodes.iter().map(|n| n.firings).collect();
+    let all: u64 = firings.iter().sum();
     let mut store = store().lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     let previous = store.get(&key(graph));
     let estimates = spread(&busy, fused_into, previous.map(|e| e.busy.as_slice()));
-    store.insert(key(graph), Estimates { busy: estimates, firings });
+    let mut pace = previous.map(|e| e.pace).unwrap_or_default();
+    let sample = wall.as_nanos() as f64 / all.max(1) as f64;
+    Pace::update(if replicated { &mut pace.replicated } else { &mut pace.plain }, sample);
+    store.insert(key(graph), Estimates { busy: estimates, firings, pace });
 }
 
 /// Per-node estimates from one run: a node that ran on its own keeps its
@@ -107,8 +153,43 @@ fn spread(busy: &[Duration], fused_into: &[Option<usize>], previous: Option<&[f6
 
 #[cfg(test)]
 mod tests {
-    use super::spread;
+    use super::{estimates, record, spread, Pace};
+    use crate::graph::{GraphInfo, NodeInfo};
+    use crate::report::NodeStats;
     use std::time::Duration;
+
+    #[test]
+    fn the_pace_of_runs_with_and_without_replicas_is_kept_apart() {
+        static G: GraphInfo = GraphInfo {
+            algorithm: "paced",
+            nodes: &[NodeInfo { name: "paced/f#1", kind: "call", depth: 1, label: "f", replicable: true }],
+            arcs: &[],
+        };
+        let stats = |firings| {
+            vec![NodeStats {
+                name: "paced/f#1",
+                kind: "call",
+                section: 0,
+                firings,
+                steps: 1,
+                busy: Duration::from_millis(5),
+                fused_into: None,
+                replicas: vec![],
+            }]
+        };
+        // 1000 firings in 10 ms without replicas: 10 µs per firing.
+        record(&G, &stats(1000), Duration::from_millis(10), false, &[None]);
+        let pace = estimates(&G).expect("measured").2;
+        assert_eq!(pace, Pace { plain: Some(10_000.0), replicated: None });
+        assert!(!pace.replicas_were_slower(), "nothing to compare yet");
+        // With replicas: 6 µs, then 16 µs per firing (the average: 11 µs).
+        record(&G, &stats(1000), Duration::from_millis(6), true, &[None]);
+        assert!(!estimates(&G).expect("measured").2.replicas_were_slower());
+        record(&G, &stats(1000), Duration::from_millis(16), true, &[None]);
+        let pace = estimates(&G).expect("measured").2;
+        assert_eq!(pace.replicated, Some(11_000.0));
+        assert!(pace.replicas_were_slower());
+    }
 
     fn ms(v: &[u64]) -> Vec<Duration> {
         v.iter().map(|&m| Duration::from_millis(m)).collect()

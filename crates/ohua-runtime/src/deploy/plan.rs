@@ -106,7 +106,7 @@ pub fn plan(graph: &GraphInfo, d: &Deployment) -> Plan {
     let mut auto_split = |automatic: &mut bool| {
         *automatic = true;
         measured = learned::estimates(graph);
-        auto::split(graph, d.workers, measured.as_ref().map(|(busy, _)| busy.as_slice()))
+        auto::split(graph, d.workers, measured.as_ref().map(|(busy, _, _)| busy.as_slice()))
     };
     let raw: Vec<usize> = match strategy {
         SectionStrategy::Rules(rules) => match by_rules(graph, rules, scoped) {
@@ -153,7 +153,7 @@ fn replicate(
     d: &Deployment,
     mut raw: Vec<usize>,
     automatic: bool,
-    measured: Option<(Vec<f64>, Vec<u64>)>,
+    measured: Option<learned::Measured>,
 ) -> (Vec<usize>, Vec<usize>, Vec<Vec<usize>>) {
     let n = graph.nodes.len();
     let replicable = |id: usize| graph.nodes[id].replicable;
@@ -161,7 +161,8 @@ fn replicate(
     match &d.replicas {
         Replication::Off => {}
         Replication::Auto => {
-            if let Some((costs, firings)) = measured.filter(|_| automatic) {
+            let measured = measured.filter(|(_, _, pace)| automatic && !pace.replicas_were_slower());
+            if let Some((costs, firings, _)) = measured {
                 if let Some(staged) = stages::replicate(graph, d.workers, &costs, &firings, &raw) {
                     raw = staged.section_of;
                     replicas = staged.replicas;

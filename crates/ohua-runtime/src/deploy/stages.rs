@@ -26,7 +26,10 @@
 //! The estimated time per item is the larger of the heaviest stage of the
 //! rest and the total work over the workers; the fewest stages within 5 %
 //! of the best estimate win. Replication is chosen if that beats the plain
-//! pipeline cut at all ([`GAIN`]).
+//! pipeline cut at all ([`GAIN`]), and as long as the graph's runs with
+//! replicas have not been measured slower than its runs without
+//! (`learned.rs`, `Pace`): the estimates count work, not the cost of moving
+//! an item's data to another core.
 
 use super::auto;
 use crate::graph::GraphInfo;

@@ -105,7 +105,8 @@ impl<'a> Prepared<'a> {
         report.panicked = shared.panicked_operator();
         publish(&opts, graph, &report);
         if !shared.aborted() {
-            deploy::learned::record(graph, &report.nodes, &fused_into);
+            let replicated = report.nodes.iter().any(|n| !n.replicas.is_empty());
+            deploy::learned::record(graph, &report.nodes, report.wall, replicated, &fused_into);
         }
 
         match shared.take_failure() {
