@@ -11,6 +11,10 @@
 //!   replicated, and what `auto` picks, which must be within 10 % of the
 //!   fastest.
 //!
+//! * `dnr`: two heavy *stateful* stages (Lagniappe's "Do Not Replicate",
+//!   Fig. 6b): they cannot be replicated, so pipelining them must beat
+//!   running them in one stage.
+//!
 //! `ohua default` is the default deployment after one call of the algorithm
 //! has been measured (the report of a profiled call shows what it chose).
 
@@ -73,6 +77,43 @@ fn heavy_fold(xs: Vec<u64>) -> (u64, u64) {
     for x in xs {
         let y = heavy(x);
         acc.add(y);
+    }
+    acc.get()
+}
+
+/// A stateful stage: its state changes with every item, so its calls must
+/// run in order on one instance.
+pub struct Stateful {
+    h: u64,
+}
+
+impl Stateful {
+    fn new(seed: u64) -> Self {
+        Stateful { h: seed }
+    }
+    fn step(&mut self, x: u64) -> u64 {
+        self.h = mix(self.h ^ x, HEAVY.load(Ordering::Relaxed) / 2);
+        self.h
+    }
+}
+
+#[algorithm]
+fn dnr(xs: Vec<u64>) -> (u64, u64) {
+    let mut a = Stateful::new(1);
+    let mut b = Stateful::new(2);
+    let mut acc = Fold::new();
+    for x in xs {
+        let y = a.step(x);
+        let z = b.step(y);
+        acc.add(z);
+    }
+    acc.get()
+}
+
+fn sequential_dnr(xs: Vec<u64>) -> (u64, u64) {
+    let (mut a, mut b, mut acc) = (Stateful::new(1), Stateful::new(2), Fold::new());
+    for x in xs {
+        acc.add(b.step(a.step(x)));
     }
     acc.get()
 }
@@ -202,6 +243,25 @@ fn fold_benchmark() {
     println!("target: ohua >= 1.8x sequential");
 }
 
+fn dnr_benchmark() {
+    let xs: Vec<u64> = (0..ITEMS).collect();
+    let expected = sequential_dnr(xs.clone());
+    learn("dnr", || dnr(xs.clone()));
+    let one = deployment(SectionStrategy::Single, "auto");
+    let mut variants: Vec<Variant<'_, Vec<u64>, (u64, u64)>> = vec![
+        ("sequential loop", Box::new(sequential_dnr)),
+        ("ohua one stage (1 section)", Box::new(|v| ohua::with_deployment(one.clone(), || dnr(v)))),
+        ("ohua default (pipelined)", Box::new(dnr)),
+    ];
+    let times = interleaved(|| xs.clone(), &mut variants, |label, r| assert_eq!(r, &expected, "{label}"));
+    println!("  {:<44} {:>14}  speedup vs sequential / vs one stage", "dnr variant", "ms");
+    for ((label, _), t) in variants.iter().zip(&times) {
+        let (s, o) = (times[0].as_secs_f64() / t.as_secs_f64(), times[1].as_secs_f64() / t.as_secs_f64());
+        row(label, ms(*t), format!("{s:.2}x / {o:.2}x"));
+    }
+    println!("target: pipelined faster than one stage");
+}
+
 fn tiny_benchmark(call: Duration) {
     TINY.store(rounds_for(call), Ordering::Relaxed);
     println!("tiny: {} rounds per call (~{} ns), 3 calls per item", TINY.load(Ordering::Relaxed), call.as_nanos());
@@ -245,6 +305,7 @@ pub fn run() {
     );
     map_benchmark();
     fold_benchmark();
+    dnr_benchmark();
     for ns in [200, 100, 50, 10] {
         tiny_benchmark(Duration::from_nanos(ns));
     }
