@@ -241,3 +241,96 @@ fn every_replica_gets_items_when_many_are_ready() {
     assert!(node.replicas.iter().all(|r| r.firings > 0), "{}", reports[0]);
     assert_eq!(node.replicas.iter().map(|r| r.section).collect::<Vec<_>>(), vec![0, 1, 2], "{}", reports[0]);
 }
+
+/// A keyed state: per key, the calls it received and a running sum. A call
+/// for key `k` touches only `k`'s entry, so the state splits by key.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct PerKey {
+    entries: std::collections::BTreeMap<u64, (Vec<u64>, u64)>,
+}
+
+/// An event of flow `key`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Event {
+    key: u64,
+    value: u64,
+}
+
+impl ohua::KeyOf<PerKey> for Event {
+    fn key(&self) -> u64 {
+        self.key
+    }
+}
+
+impl ohua::Keyed for PerKey {
+    type Key = u64;
+    fn split(self, parts: usize, part_of: &dyn Fn(&u64) -> usize) -> Vec<Self> {
+        let mut out = vec![PerKey::default(); parts];
+        for (k, e) in self.entries {
+            out[part_of(&k)].entries.insert(k, e);
+        }
+        out
+    }
+    fn merge(parts: Vec<Self>) -> Self {
+        let mut all = PerKey::default();
+        for p in parts {
+            for (k, e) in p.entries {
+                assert!(all.entries.insert(k, e).is_none(), "a key lived in two parts");
+            }
+        }
+        all
+    }
+}
+
+impl PerKey {
+    /// Record the event; returns the flow's sum so far (order-sensitive).
+    fn record(&mut self, e: &Event) -> u64 {
+        let (calls, sum) = self.entries.entry(e.key).or_default();
+        calls.push(e.value);
+        *sum = sum.wrapping_mul(31).wrapping_add(e.value);
+        *sum
+    }
+}
+
+#[ohua::algorithm]
+fn flows(events: Vec<Event>) -> (Vec<u64>, PerKey) {
+    let mut state = ohua::keyed(PerKey::default());
+    let mut sums = Vec::new();
+    for e in events {
+        let s = state.record(&e);
+        sums.push(s);
+    }
+    (sums, state)
+}
+
+/// `n` events over `keys` keys; skewed: half of them on key 0.
+fn events(n: u64, keys: u64, skewed: bool, seed: u64) -> Vec<Event> {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..n)
+        .map(|i| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let key = if skewed && x % 2 == 0 { 0 } else { x % keys };
+            Event { key, value: i }
+        })
+        .collect()
+}
+
+#[test]
+fn a_keyed_state_replicated_by_key_gives_the_sequential_state_and_results() {
+    for (keys, skewed) in [(1, false), (7, false), (1000, false), (50, true)] {
+        let input = events(800, keys, skewed, keys);
+        let expected = ohua::sequential(|| flows(input.clone()));
+        check(|| flows(input.clone()));
+        for n in 1..=4 {
+            for sections in [SectionStrategy::Single, SectionStrategy::PerOperator] {
+                let d = rules("flows/record#.*", n, sections.clone());
+                let (got, reports) = ohua::profile(|| ohua::with_deployment(d, || flows(input.clone())));
+                assert_eq!(got, expected, "{keys} keys (skewed: {skewed}), {n} replicas, {sections}");
+                let node = reports[0].nodes.iter().find(|s| s.name.starts_with("flows/record")).unwrap();
+                assert_eq!(node.replicas.len(), if n > 1 { n } else { 0 }, "{}", reports[0]);
+            }
+        }
+    }
+}

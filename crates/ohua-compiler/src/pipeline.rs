@@ -61,7 +61,8 @@ pub fn compile(item: &syn::ItemFn, siblings: &[syn::ItemFn]) -> Result<Compiled>
     algorithms.insert(name.clone(), ast.clone());
     let mut ir = passes::resolve::resolve(&name, &algorithms)?;
     passes::prune::prune(&mut ir);
-    let graph = passes::lower::lower(&ir)?;
+    let mut graph = passes::lower::lower(&ir)?;
+    graph.keyed = graph::keyed_locals(&ast.body);
     let tokens = codegen::generate(item, &graph);
     Ok(Compiled { ast, ir, graph, tokens })
 }

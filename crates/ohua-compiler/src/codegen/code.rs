@@ -24,9 +24,32 @@ pub(super) fn call(g: &Graph, n: usize, c: &CallNode) -> TokenStream {
     let f = closure(c, &fanned);
     let (b, id) = (super::builder(), super::num(n as u64));
     // A call without state in a loop may run on replicas (the deployment
-    // decides); its closure captures nothing, so it is `Clone`.
-    let run = if g.nodes[n].replicable() { quote!(run_replicable) } else { quote!(run) };
+    // decides); its closure captures nothing, so it is `Clone`. So may a
+    // call on a keyed state, routed by its key.
+    if let Some((_, key)) = g.keyed_call(n) {
+        let route = key_route(c, key);
+        return quote!(#b.call(#id, (#(#ins,)*), (#(#sticky,)*), (#(#outs,)*)).run_keyed(#f, #route););
+    }
+    let run = if g.nodes[n].stateless() { quote!(run_replicable) } else { quote!(run) };
     quote!(#b.call(#id, (#(#ins,)*), (#(#sticky,)*), (#(#outs,)*)).#run(#f);)
+}
+
+/// The closure giving the key group of a call on a keyed state: the data
+/// inputs bound by reference, the key expression evaluated once more.
+fn key_route(c: &CallNode, key: &syn::Expr) -> TokenStream {
+    let pats = c.data.iter().map(|d| match d {
+        Some(ident) => quote!(ref #ident),
+        None => quote!(_),
+    });
+    let (args, keys) = (super::local("args"), super::local("keys"));
+    let span = key_span(key);
+    let route = quote::quote_spanned!(span=> #keys.of(&(#key)));
+    quote!(move |#args, #keys| { let (#(#pats,)*) = *#args; #route })
+}
+
+/// Where a key's type error is reported: the key expression.
+fn key_span(key: &syn::Expr) -> proc_macro2::Span {
+    syn::spanned::Spanned::span(key)
 }
 
 /// `Link::new(id, input, output, closure)` for a call fused into a chain

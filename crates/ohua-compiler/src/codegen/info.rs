@@ -22,10 +22,10 @@ pub(crate) fn encode(g: &Graph) -> String {
     let clean = |s: &str| s.replace(['\n', '\r'], " ");
     let prefix = format!("{}/", g.name);
     let mut out = g.name.to_string();
-    for n in &g.nodes {
+    for (id, n) in g.nodes.iter().enumerate() {
         // Names inside the algorithm are stored without its name: `/f#3`.
         let name = n.name.strip_prefix(&prefix).map_or_else(|| n.name.clone(), |rest| format!("/{rest}"));
-        let replicable = if n.replicable() { "r" } else { "" };
+        let replicable = if g.replicable(id) { "r" } else { "" };
         out.push_str(&format!("\n{name} {} {}{replicable} {}", kind_str(&n.kind), n.depth, clean(&n.label)));
     }
     out.push('\n');

@@ -5,8 +5,10 @@
 //! the order code generation emits them in (so rustc infers every arc's type
 //! from its producer before a consumer's code is type-checked).
 
+mod keyed;
 mod print;
 
+pub use keyed::keyed_locals;
 pub use print::{kind_str, print_graph, to_dot};
 
 use crate::ir::Code;
@@ -23,6 +25,9 @@ pub struct Graph {
     pub nodes: Vec<Node>,
     /// Arcs.
     pub arcs: Vec<Arc>,
+    /// The keyed locals of the algorithm (`keyed.rs`): calls on them may be
+    /// replicated by key.
+    pub keyed: Vec<String>,
 }
 
 /// One arc from an output port to an input port.
@@ -58,7 +63,7 @@ pub struct Node {
 impl Node {
     /// A call without sticky inputs (no state object or captured value)
     /// inside a loop: the runtime may replicate it (`NodeInfo::replicable`).
-    pub fn replicable(&self) -> bool {
+    pub fn stateless(&self) -> bool {
         self.depth >= 1 && matches!(&self.kind, Kind::Call(c) if c.sticky.is_empty())
     }
 }
@@ -129,6 +134,12 @@ pub struct Sticky {
 }
 
 impl Graph {
+    /// Whether node `n` may run on replicas: a call without state in a
+    /// loop, or a call on a keyed state ([`Graph::keyed_call`]).
+    pub fn replicable(&self, n: NodeId) -> bool {
+        self.nodes[n].stateless() || self.keyed_call(n).is_some()
+    }
+
     /// Arcs leaving `(node, port)`.
     pub fn arcs_from(&self, node: NodeId, port: usize) -> impl Iterator<Item = (usize, &Arc)> {
         self.arcs.iter().enumerate().filter(move |(_, a)| a.from == (node, port))

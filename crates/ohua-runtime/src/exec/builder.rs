@@ -3,12 +3,14 @@
 use crate::arc::{self, Receiver, Sender};
 use crate::deploy::Plan;
 use crate::graph::GraphInfo;
+use crate::keyed::{KeyFn, Keyed};
 use crate::node::call::Call;
 use crate::node::chain::Stage;
 use crate::node::inputs::DataInputs;
+use crate::node::keyed::{KeyedMerge, KeyedScatter};
 use crate::node::outputs::OutputSet;
 use crate::node::replicate::{order_capacity, Gather, Scatter, LANE_DEPTH, REORDER_DEPTH};
-use crate::node::sticky::StickySet;
+use crate::node::sticky::{Sticky, StickySet};
 use crate::node::Node;
 use crate::port::{In, Out};
 use crate::sync::Waker;
@@ -367,5 +369,54 @@ where
                 })
             },
         );
+    }
+}
+
+impl<'a, I, T, O> CallPorts<'_, 'a, I, (Sticky<T>,), O>
+where
+    I: DataInputs + 'a,
+    O: OutputSet + 'a,
+    I::Item: Send + 'a,
+    O::Item: Send + 'a,
+    T: Keyed + 'a,
+{
+    /// Install the operator of a call on a keyed state ([`crate::keyed`])
+    /// whose only sticky input is that state: as [`CallPorts::run`] if the
+    /// plan runs it once, else on the plan's replicas, each owning the part
+    /// of the state for its key groups; `key` gives an item's key group
+    /// (`node/keyed.rs`).
+    ///
+    /// # Panics
+    ///
+    /// As [`Builder::node`].
+    pub fn run_keyed<F, K>(self, f: F, key: K)
+    where
+        F: FnMut(I::Item, (T,)) -> ((T,), O::Item) + Clone + Send + 'a,
+        K: FnMut(&I::Item, KeyFn<T>) -> usize + Send + 'a,
+    {
+        if !self.builder.plan.is_replicated(self.id) {
+            return self.run(f);
+        }
+        let CallPorts { builder, id, inputs, sticky: (sticky,), outputs } = self;
+        let (state, home, release) = sticky.into_parts();
+        let (to_replicas, lanes) = builder.lanes::<I::Item>(id, true, LANE_DEPTH);
+        let (parts_out, parts_in) = builder.lanes::<T>(id, true, LANE_DEPTH);
+        let (results_out, results_in) = builder.lanes::<O::Item>(id, false, REORDER_DEPTH);
+        let (released_out, released_in) = builder.lanes::<T>(id, false, LANE_DEPTH);
+        let (order, order_rx) = builder.order_arc(id);
+        builder.install(id, Box::new(KeyedScatter::new(inputs, state, to_replicas, parts_out, order, key)));
+        let replicas = lanes.into_iter().zip(parts_in).zip(results_out).zip(released_out);
+        for (k, (((lane, part), results), released)) in replicas.enumerate() {
+            let mut f = f.clone();
+            let part = Sticky::new(In::new(part), home, Out::new(vec![released]));
+            let replica = Call::new((In::new(lane),), (part,), (Out::new(vec![results]),), move |(args,), state| {
+                let (state, results) = f(args, state);
+                (state, (results,))
+            });
+            builder.install_extra(id, Role::Replica(k), Box::new(replica));
+        }
+        let gather = Gather::with_markers_in_lanes(order_rx, results_in, outputs, |results| results);
+        builder.install_extra(id, Role::Merge, Box::new(gather));
+        builder.install_extra(id, Role::Merge, Box::new(KeyedMerge::new(released_in, release)));
     }
 }

@@ -61,6 +61,7 @@ pub mod carry;
 pub mod chain;
 mod describe;
 pub mod inputs;
+pub mod keyed;
 pub mod outputs;
 pub mod replicate;
 pub mod smap;

@@ -209,6 +209,9 @@ pub struct Gather<O, T, C> {
     lanes: Vec<Receiver<T>>,
     outputs: O,
     from: C,
+    /// Every replica forwards every marker (keyed replicas see them all):
+    /// a marker is taken from every lane before it is sent once.
+    markers_in_lanes: bool,
 }
 
 impl<O, T, C> Gather<O, T, C>
@@ -220,7 +223,13 @@ where
     /// Send the results arriving on `lanes`, converted by `from`, on
     /// `outputs` in the order `order` records.
     pub fn new(order: Receiver<u16>, lanes: Vec<Receiver<T>>, outputs: O, from: C) -> Self {
-        Gather { order: In::new(order), lanes, outputs, from }
+        Gather { order: In::new(order), lanes, outputs, from, markers_in_lanes: false }
+    }
+
+    /// As [`Gather::new`], for replicas that each forward every marker
+    /// (`node/keyed.rs`).
+    pub(crate) fn with_markers_in_lanes(order: Receiver<u16>, lanes: Vec<Receiver<T>>, outputs: O, from: C) -> Self {
+        Gather { order: In::new(order), lanes, outputs, from, markers_in_lanes: true }
     }
 }
 
@@ -242,6 +251,14 @@ where
                     break;
                 }
                 Some(&Packet::End(level)) => {
+                    if self.markers_in_lanes {
+                        let all_there =
+                            self.lanes.iter().all(|l| matches!(l.peek(), Some(Packet::End(x)) if *x == level));
+                        if !all_there {
+                            break;
+                        }
+                        self.lanes.iter_mut().for_each(|l| drop(l.pop()));
+                    }
                     self.order.pop();
                     self.outputs.send_end(level);
                 }

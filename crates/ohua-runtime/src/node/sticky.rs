@@ -42,6 +42,12 @@ impl<T> Sticky<T> {
         self.home
     }
 
+    /// The input, level and release port, for an operator that hands the
+    /// value to replicas instead of holding it (`node/keyed.rs`).
+    pub(crate) fn into_parts(self) -> (In<T>, Level, Out<T>) {
+        (self.input, self.home, self.release)
+    }
+
     /// Make sure the value of the current activation is held.
     fn acquire(&mut self) -> Ready {
         if self.value.is_some() {

@@ -1,0 +1,185 @@
+//! Call sites on keyed states (`ohua::keyed`, Lagniappe's flow state): which
+//! locals are keyed, and the key of a call on one.
+//!
+//! A local is keyed when its only binding in the algorithm is
+//! `let [mut] s = keyed(..);` (any path ending in `keyed`, such as
+//! `ohua::keyed`) and nothing assigns to it. A call site on it inside a loop
+//! may run on replicas that each own the part of the state for their keys
+//! (`ohua-runtime`'s `node/keyed.rs`) if the state is its only sticky input
+//! and its code calls a method on the state whose first argument, the key,
+//! is a plain value: a local, a field of one, a reference to either, or a
+//! method call without arguments on one (it is evaluated once more, to
+//! route the call, so it must not have effects).
+
+use std::collections::BTreeMap;
+
+use syn::visit::Visit;
+
+use super::{Graph, Kind, NodeId};
+use crate::frontend::ast::{Block, Expr, Pattern, Stmt};
+use crate::ir::Code;
+
+/// The names of the keyed locals of an algorithm body.
+pub fn keyed_locals(body: &Block) -> Vec<String> {
+    // name -> (keyed bindings, other bindings or assignments)
+    let mut seen: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    block(body, &mut seen);
+    seen.into_iter().filter(|(_, (k, other))| *k == 1 && *other == 0).map(|(n, _)| n).collect()
+}
+
+fn block(b: &Block, seen: &mut BTreeMap<String, (usize, usize)>) {
+    for s in &b.stmts {
+        match s {
+            Stmt::Let { pat, init, .. } => {
+                let is_keyed = matches!((pat, init), (Pattern::Ident { .. }, Expr::Node(n)) if is_keyed_call(&n.expr));
+                bound(pat, is_keyed, seen);
+                expr(init, seen);
+            }
+            Stmt::Assign { target, value, .. } => {
+                seen.entry(target.to_string()).or_default().1 += 1;
+                expr(value, seen);
+            }
+            Stmt::Expr { expr: e, .. } => expr(e, seen),
+        }
+    }
+    if let Some(t) = &b.tail {
+        expr(t, seen);
+    }
+}
+
+fn bound(pat: &Pattern, keyed: bool, seen: &mut BTreeMap<String, (usize, usize)>) {
+    match pat {
+        Pattern::Ident { name, .. } => {
+            let e = seen.entry(name.to_string()).or_default();
+            if keyed {
+                e.0 += 1;
+            } else {
+                e.1 += 1;
+            }
+        }
+        Pattern::Tuple(ps, _) => ps.iter().for_each(|p| bound(p, false, seen)),
+        Pattern::Wild(_) => {}
+    }
+}
+
+/// The bindings in structural sub-expressions (a node's own inner
+/// bindings cannot shadow a local used by other operators, so they are not
+/// looked at).
+fn expr(e: &Expr, seen: &mut BTreeMap<String, (usize, usize)>) {
+    match e {
+        Expr::Node(_) => {}
+        Expr::Block(b) => block(b, seen),
+        Expr::If { cond, then, else_, .. } => {
+            expr(cond, seen);
+            block(then, seen);
+            if let Some(e) = else_ {
+                expr(e, seen);
+            }
+        }
+        Expr::Match { scrutinee, arms, .. } => {
+            expr(scrutinee, seen);
+            for arm in arms {
+                for b in &arm.bindings {
+                    seen.entry(b.to_string()).or_default().1 += 1;
+                }
+                expr(&arm.body, seen);
+            }
+        }
+        Expr::For { pat, iter, body, .. } => {
+            bound(pat, false, seen);
+            expr(iter, seen);
+            block(body, seen);
+        }
+        Expr::While { cond, body, .. } => {
+            expr(cond, seen);
+            block(body, seen);
+        }
+        Expr::MapCollect { iter, pat, body, .. } => {
+            bound(pat, false, seen);
+            expr(iter, seen);
+            expr(body, seen);
+        }
+        Expr::AlgoCall { args, .. } => args.iter().for_each(|a| expr(a, seen)),
+    }
+}
+
+/// `keyed(..)` or `path::keyed(..)` with one argument.
+fn is_keyed_call(e: &syn::Expr) -> bool {
+    match e {
+        syn::Expr::Call(c) => {
+            c.args.len() == 1
+                && matches!(&*c.func, syn::Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "keyed"))
+        }
+        _ => false,
+    }
+}
+
+impl Graph {
+    /// For a call on a keyed state that may be replicated by key: the
+    /// state's name and the key expression (the first argument of the first
+    /// method call on it).
+    pub fn keyed_call(&self, n: NodeId) -> Option<(&syn::Ident, &syn::Expr)> {
+        let node = &self.nodes[n];
+        let Kind::Call(c) = &node.kind else { return None };
+        let [state] = c.sticky.as_slice() else { return None };
+        if node.depth == 0 || !self.keyed.iter().any(|k| state.ident == k.as_str()) {
+            return None;
+        }
+        let code = match &c.code {
+            Code::Let { expr, .. } | Code::Assign { expr, .. } => expr,
+            _ => return None,
+        };
+        let mut finder = FirstCall { state: &state.ident, key: None };
+        finder.visit_expr(code);
+        let key = finder.key?;
+        (plain(key) && !mentions(key, &state.ident)).then_some((&state.ident, key))
+    }
+}
+
+/// Finds the first method call on `state` with an argument.
+struct FirstCall<'a> {
+    state: &'a syn::Ident,
+    key: Option<&'a syn::Expr>,
+}
+
+impl<'a> Visit<'a> for FirstCall<'a> {
+    fn visit_expr_method_call(&mut self, m: &'a syn::ExprMethodCall) {
+        if self.key.is_some() {
+            return;
+        }
+        let on_state = matches!(&*m.receiver, syn::Expr::Path(p) if p.path.is_ident(self.state));
+        if on_state {
+            self.key = m.args.first();
+            if self.key.is_some() {
+                return;
+            }
+        }
+        syn::visit::visit_expr_method_call(self, m);
+    }
+}
+
+/// A value that may be evaluated once more without effects.
+fn plain(e: &syn::Expr) -> bool {
+    match e {
+        syn::Expr::Path(p) => p.qself.is_none(),
+        syn::Expr::Lit(_) => true,
+        syn::Expr::Reference(r) => r.mutability.is_none() && plain(&r.expr),
+        syn::Expr::Field(f) => plain(&f.base),
+        syn::Expr::Paren(p) => plain(&p.expr),
+        syn::Expr::MethodCall(m) => m.args.is_empty() && plain(&m.receiver),
+        _ => false,
+    }
+}
+
+/// Whether `e` names `ident`.
+fn mentions(e: &syn::Expr, ident: &syn::Ident) -> bool {
+    struct Find<'a>(&'a syn::Ident, bool);
+    impl<'v> Visit<'v> for Find<'_> {
+        fn visit_ident(&mut self, i: &'v syn::Ident) {
+            self.1 |= i == self.0;
+        }
+    }
+    let mut f = Find(ident, false);
+    f.visit_expr(e);
+    f.1
+}

@@ -1,0 +1,230 @@
+//! Replicas of a call on a keyed state (`crate::keyed`): each replica owns
+//! the part of the state for its key groups.
+//!
+//! ```text
+//!  state ─▶ ┌──────────────┐ ─ part k, markers ─▶ ┌───────────┐ ─ part k ─▶ ┌─────────────┐
+//!  data  ─▶ │ KeyedScatter │ ─ items of k's keys ─▶│ replica k │             │ KeyedMerge  │─▶ state
+//!           └──────────────┘ ─ markers to all ───▶ └───────────┘ ─ results ─▶ Gather ─▶ outputs
+//! ```
+//!
+//! * [`KeyedScatter`] splits each activation's state (`Keyed::split`) and
+//!   sends part k to replica k, with the sticky stream's markers; it routes
+//!   each item to the replica that owns its key group and sends every marker
+//!   of the data stream to *all* replicas (each one releases its part at the
+//!   end of the state's activation), recording each item's lane and every
+//!   marker on the order arc.
+//! * Each replica is the call itself with its part as its sticky state:
+//!   calls for one key reach one replica, in order.
+//! * The [`Gather`](super::replicate::Gather) follows the order arc (a
+//!   marker there is taken from every lane, as every replica forwards it).
+//! * [`KeyedMerge`] takes the parts the replicas release at the end of an
+//!   activation, in replica order, and sends `Keyed::merge` of them where
+//!   the state would have gone.
+
+use crate::arc::{Receiver, Sender};
+use crate::keyed::{Groups, KeyFn, Keyed};
+use crate::packet::Packet;
+use crate::port::{In, Out};
+
+use super::inputs::{DataInputs, Head};
+use super::{Node, Step};
+
+/// Splits a keyed state over the replicas and routes each item by key.
+pub struct KeyedScatter<I: DataInputs, T, K> {
+    inputs: I,
+    state: In<T>,
+    groups: Groups,
+    lanes: Vec<Sender<I::Item>>,
+    state_lanes: Vec<Sender<T>>,
+    order: Sender<u16>,
+    key: K,
+    /// An item popped whose replica's lane was full, with that replica: it
+    /// goes first at the next step (items leave in order).
+    pending: Option<(I::Item, usize)>,
+}
+
+impl<I, T, K> KeyedScatter<I, T, K>
+where
+    I: DataInputs,
+    I::Item: Send,
+    T: Keyed,
+    K: FnMut(&I::Item, KeyFn<T>) -> usize + Send,
+{
+    /// Route the items of `inputs` by `key` (the key group of an item) to
+    /// `lanes`, and split each value of `state` over `state_lanes`.
+    ///
+    /// # Panics
+    ///
+    /// If the lanes are not one of each per replica, or there are more
+    /// replicas than key groups.
+    pub fn new(
+        inputs: I,
+        state: In<T>,
+        lanes: Vec<Sender<I::Item>>,
+        state_lanes: Vec<Sender<T>>,
+        order: Sender<u16>,
+        key: K,
+    ) -> Self {
+        assert_eq!(lanes.len(), state_lanes.len(), "ohua: one data and one state lane per replica");
+        let groups = Groups::new(lanes.len());
+        KeyedScatter { inputs, state, groups, lanes, state_lanes, order, key, pending: None }
+    }
+
+    /// Forward the state stream: split values, markers to every replica.
+    fn states(&mut self) -> usize {
+        let mut done = 0;
+        while self.state_lanes.iter_mut().all(|l| l.room() > 0) {
+            match self.state.pop() {
+                Some(Packet::Data(s)) => {
+                    let groups = &self.groups;
+                    let parts = s.split(self.lanes.len(), &|k| groups.replica_of(k));
+                    assert_eq!(parts.len(), self.lanes.len(), "ohua: `Keyed::split` must return `parts` states");
+                    for (lane, part) in self.state_lanes.iter_mut().zip(parts) {
+                        lane.push(Packet::Data(part));
+                    }
+                }
+                Some(Packet::End(level)) => self.state_lanes.iter_mut().for_each(|l| l.push(Packet::End(level))),
+                None => break,
+            }
+            done += 1;
+        }
+        done
+    }
+}
+
+impl<I, T, K> Node for KeyedScatter<I, T, K>
+where
+    I: DataInputs,
+    I::Item: Send,
+    T: Keyed,
+    K: FnMut(&I::Item, KeyFn<T>) -> usize + Send,
+{
+    fn step(&mut self, budget: usize) -> Step {
+        let mut done = self.states();
+        let mut items = 0;
+        if let Some((item, k)) = self.pending.take() {
+            if self.lanes[k].room() == 0 {
+                self.pending = Some((item, k));
+                return Step::after(done);
+            }
+            self.lanes[k].push(Packet::Data(item));
+            self.order.push(Packet::Data(k as u16));
+            items += 1;
+        }
+        while items < budget {
+            match self.inputs.head() {
+                Head::Empty => break,
+                Head::Closed => {
+                    if done + items == 0 && self.state.is_closed() {
+                        return Step::Done;
+                    }
+                    break;
+                }
+                Head::End(level) => {
+                    if self.order.room() == 0 || self.lanes.iter_mut().any(|l| l.room() == 0) {
+                        break;
+                    }
+                    self.inputs.pop_end();
+                    self.lanes.iter_mut().for_each(|l| l.push(Packet::End(level)));
+                    self.order.push(Packet::End(level));
+                }
+                Head::Data => {
+                    if self.order.room() == 0 {
+                        break;
+                    }
+                    // The key needs the item: pop it, and hold it if its
+                    // replica's lane is full (the order arc has its room).
+                    let item = self.inputs.pop_data();
+                    let k = self.groups.replica((self.key)(&item, KeyFn::new()));
+                    if self.lanes[k].room() == 0 {
+                        self.pending = Some((item, k));
+                        items += 1;
+                        break;
+                    }
+                    self.lanes[k].push(Packet::Data(item));
+                    self.order.push(Packet::Data(k as u16));
+                }
+            }
+            items += 1;
+        }
+        done += items;
+        Step::after(done)
+    }
+
+    fn flush(&mut self) {
+        self.inputs.flush();
+        self.state.flush();
+        self.lanes.iter_mut().for_each(Sender::flush);
+        self.state_lanes.iter_mut().for_each(Sender::flush);
+        self.order.flush();
+    }
+
+    fn describe(&self) -> String {
+        let rooms: Vec<String> = self.lanes.iter().map(|l| l.current_room().to_string()).collect();
+        format!("keyed scatter in {:?} lane rooms [{}]", self.inputs.describe(), rooms.join(", "))
+    }
+}
+
+/// Merges the state parts the replicas release back into one state.
+pub struct KeyedMerge<T> {
+    parts: Vec<Receiver<T>>,
+    out: Out<T>,
+}
+
+impl<T: Keyed> KeyedMerge<T> {
+    /// Merge what `parts` release (one lane per replica, in replica order)
+    /// into `out`.
+    pub fn new(parts: Vec<Receiver<T>>, out: Out<T>) -> Self {
+        KeyedMerge { parts, out }
+    }
+}
+
+impl<T: Keyed> Node for KeyedMerge<T> {
+    fn step(&mut self, budget: usize) -> Step {
+        let mut done = 0;
+        while done < budget && self.out.room() > 0 {
+            let heads: Vec<Option<Option<u16>>> = self
+                .parts
+                .iter()
+                .map(|p| match p.peek() {
+                    Some(Packet::Data(_)) => Some(None),
+                    Some(Packet::End(l)) => Some(Some(*l)),
+                    None => None,
+                })
+                .collect();
+            if heads.iter().any(Option::is_none) {
+                if done == 0 && self.parts.iter().all(Receiver::is_closed) {
+                    return Step::Done;
+                }
+                break;
+            }
+            match heads[0].flatten() {
+                None => {
+                    let parts: Vec<T> = self
+                        .parts
+                        .iter_mut()
+                        .map(|p| match p.pop() {
+                            Some(Packet::Data(part)) => part,
+                            _ => panic!("ohua internal error: replicas released a state out of step"),
+                        })
+                        .collect();
+                    self.out.send(T::merge(parts));
+                }
+                Some(level) => {
+                    for p in &mut self.parts {
+                        let end = matches!(p.pop(), Some(Packet::End(l)) if l == level);
+                        assert!(end, "ohua internal error: replicas released markers out of step");
+                    }
+                    self.out.send_end(level);
+                }
+            }
+            done += 1;
+        }
+        Step::after(done)
+    }
+
+    fn flush(&mut self) {
+        self.parts.iter_mut().for_each(Receiver::flush);
+        self.out.flush();
+    }
+}
