@@ -334,3 +334,50 @@ fn a_keyed_state_replicated_by_key_gives_the_sequential_state_and_results() {
         }
     }
 }
+
+/// How an inspection judged an event (stateless, between two calls on the
+/// keyed state).
+fn inspect(sum: u64) -> bool {
+    slow_square(sum % 97) % 3 == 0
+}
+
+impl PerKey {
+    /// The feedback of the inspection: a second call on the same flow.
+    fn judge(&mut self, e: &Event, bad: bool) -> u64 {
+        let (calls, sum) = self.entries.entry(e.key).or_default();
+        calls.push(if bad { 1_000_000 + e.value } else { e.value });
+        *sum = sum.wrapping_mul(7).wrapping_add(u64::from(bad));
+        *sum
+    }
+}
+
+#[ohua::algorithm]
+fn detector(events: Vec<Event>) -> (Vec<u64>, PerKey) {
+    let mut state = ohua::keyed(PerKey::default());
+    let mut verdicts = Vec::new();
+    for e in events {
+        let s = state.record(&e);
+        let bad = inspect(s);
+        let v = state.judge(&e, bad);
+        verdicts.push(v);
+    }
+    (verdicts, state)
+}
+
+#[test]
+fn two_calls_on_a_keyed_state_in_one_body_run_together_on_the_keys_replica() {
+    for (keys, skewed) in [(3, false), (200, false), (40, true)] {
+        let input = events(600, keys, skewed, keys + 1);
+        let expected = ohua::sequential(|| detector(input.clone()));
+        check(|| detector(input.clone()));
+        for n in [2, 3, 4] {
+            let d = rules("detector/.*", n, SectionStrategy::PerOperator);
+            let (got, reports) = ohua::profile(|| ohua::with_deployment(d, || detector(input.clone())));
+            assert_eq!(got, expected, "{keys} keys (skewed: {skewed}), {n} replicas");
+            // The region from `record` to `judge` is one operator, on replicas.
+            let fused = reports[0].nodes.iter().find(|s| !s.replicas.is_empty()).expect("a replicated operator");
+            assert_eq!(fused.replicas.len(), n, "{}", reports[0]);
+            assert_eq!(fused.replicas.iter().map(|r| r.firings).sum::<u64>(), 600 + n as u64, "{}", reports[0]);
+        }
+    }
+}

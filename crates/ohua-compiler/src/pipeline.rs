@@ -56,7 +56,9 @@ pub fn compile(item: &syn::ItemFn, siblings: &[syn::ItemFn]) -> Result<Compiled>
     for s in siblings.iter().filter(|s| s.sig.ident != item.sig.ident) {
         algorithms.insert(s.sig.ident.to_string(), frontend::parse_algorithm(s, &names)?);
     }
-    let ast = frontend::parse_algorithm(item, &names)?;
+    // Several calls on one keyed state in a loop body become one operator
+    // (`frontend/keyed_regions.rs`); the sequential body stays as written.
+    let ast = frontend::parse_algorithm(&frontend::keyed_regions::fuse(item), &names)?;
     let name = ast.name.to_string();
     algorithms.insert(name.clone(), ast.clone());
     let mut ir = passes::resolve::resolve(&name, &algorithms)?;

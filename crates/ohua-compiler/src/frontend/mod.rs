@@ -19,6 +19,7 @@ mod borrows;
 mod branch;
 mod dump;
 mod expr;
+pub(crate) mod keyed_regions;
 mod loops;
 mod messages;
 mod pattern;
