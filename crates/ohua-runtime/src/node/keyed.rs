@@ -228,3 +228,158 @@ impl<T: Keyed> Node for KeyedMerge<T> {
         self.out.flush();
     }
 }
+
+/// Key routing under loom: a keyed scatter, replica 0, the gather and the
+/// merge of the state driven by one thread (as in the operator's section),
+/// replica 1 on another. In every interleaving (up to three preemptions),
+/// each replica sees exactly its keys' items in order, results leave in
+/// input order, and the merged state holds every key's calls in order.
+#[cfg(all(test, loom))]
+mod loom_models {
+    use super::{KeyedMerge, KeyedScatter};
+    use crate::arc::channel;
+    use crate::keyed::{Groups, KeyFn, KeyOf, Keyed};
+    use crate::node::call::Call;
+    use crate::node::replicate::Gather;
+    use crate::node::sticky::Sticky;
+    use crate::node::{Node, Step};
+    use crate::packet::Packet;
+    use crate::port::{In, Out};
+    use loom::thread;
+
+    /// Per key, the values it was called with.
+    #[derive(Debug, Default, PartialEq)]
+    struct Calls(Vec<(u8, Vec<u32>)>);
+
+    impl Keyed for Calls {
+        type Key = u8;
+        fn split(self, parts: usize, part_of: &dyn Fn(&u8) -> usize) -> Vec<Self> {
+            let mut out: Vec<Calls> = (0..parts).map(|_| Calls::default()).collect();
+            for (k, v) in self.0 {
+                out[part_of(&k)].0.push((k, v));
+            }
+            out
+        }
+        fn merge(parts: Vec<Self>) -> Self {
+            let mut all: Vec<(u8, Vec<u32>)> = parts.into_iter().flat_map(|p| p.0).collect();
+            all.sort();
+            Calls(all)
+        }
+    }
+
+    /// `(key, value)`.
+    #[derive(Debug, Clone, Copy)]
+    struct Ev(u8, u32);
+
+    impl KeyOf<Calls> for Ev {
+        fn key(&self) -> u8 {
+            self.0
+        }
+    }
+
+    fn step<N: Node>(node: &mut Option<N>) -> Step {
+        let Some(n) = node.as_mut() else { return Step::Done };
+        let s = n.step(4);
+        n.flush();
+        if s == Step::Done {
+            *node = None;
+        }
+        s
+    }
+
+    /// The call: append the value to its key's entry; return how many the
+    /// key has seen.
+    fn call((ev,): (Ev,), (mut calls,): (Calls,)) -> ((Calls,), usize) {
+        let n = match calls.0.iter_mut().find(|(k, _)| *k == ev.0) {
+            Some((_, vs)) => {
+                vs.push(ev.1);
+                vs.len()
+            }
+            None => {
+                calls.0.push((ev.0, vec![ev.1]));
+                1
+            }
+        };
+        ((calls,), n)
+    }
+
+    #[test]
+    fn loom_keyed_replicas_keep_each_keys_calls_in_order() {
+        // Two keys that two replicas own apart.
+        let groups = Groups::new(2);
+        let a = (0u8..=255).find(|k| groups.replica_of(k) == 0).expect("a key of replica 0");
+        let b = (0u8..=255).find(|k| groups.replica_of(k) == 1).expect("a key of replica 1");
+        let mut model = loom::model::Builder::new();
+        model.preemption_bound = Some(3);
+        model.check(move || {
+            let (mut data, data_rx) = channel::<Ev>(4, None, None);
+            let (mut state, state_rx) = channel::<Calls>(2, None, None);
+            let (order, order_rx) = channel::<u16>(8, None, None);
+            let (out, mut out_rx) = channel::<usize>(8, None, None);
+            let (merged, mut merged_rx) = channel::<Calls>(2, None, None);
+            let mut lanes = Vec::new();
+            let mut parts = Vec::new();
+            let mut results = Vec::new();
+            let mut released = Vec::new();
+            let mut replicas = Vec::new();
+            for _ in 0..2 {
+                let (lane, lane_rx) = channel::<(Ev,)>(1, None, None);
+                let (part, part_rx) = channel::<Calls>(1, None, None);
+                let (result, result_rx) = channel::<(usize,)>(1, None, None);
+                let (release, release_rx) = channel::<Calls>(1, None, None);
+                lanes.push(lane);
+                parts.push(part);
+                results.push(result_rx);
+                released.push(release_rx);
+                let sticky = Sticky::new(In::new(part_rx), 0, Out::new(vec![release]));
+                replicas.push(Some(Call::new(
+                    (In::new(lane_rx),),
+                    (sticky,),
+                    (Out::new(vec![result]),),
+                    |(e,): ((Ev,),), s: (Calls,)| {
+                        let (s, n) = call(e, s);
+                        (s, ((n,),))
+                    },
+                )));
+            }
+            let mut other = replicas.pop().expect("two replicas");
+            let mut own = replicas.pop().expect("two replicas");
+            let worker = thread::spawn(move || {
+                while step(&mut other) != Step::Done {
+                    thread::yield_now();
+                }
+            });
+            for p in [Packet::Data(Ev(a, 1)), Packet::Data(Ev(b, 2)), Packet::Data(Ev(a, 3)), Packet::End(0)] {
+                data.push(p);
+            }
+            drop(data);
+            state.push(Packet::Data(Calls(vec![(b, vec![0])])));
+            drop(state);
+            let route = |item: &(Ev,), keys: KeyFn<Calls>| keys.of(&item.0);
+            let mut scatter =
+                Some(KeyedScatter::new((In::new(data_rx),), In::new(state_rx), lanes, parts, order, route));
+            let mut gather =
+                Some(Gather::with_markers_in_lanes(order_rx, results, (Out::new(vec![out]),), |r: (usize,)| r));
+            let mut merge = Some(KeyedMerge::new(released, Out::new(vec![merged])));
+            loop {
+                step(&mut scatter);
+                step(&mut own);
+                let g = step(&mut gather);
+                let m = step(&mut merge);
+                if g == Step::Done && m == Step::Done {
+                    break;
+                }
+                if g != Step::Progress(0) {
+                    thread::yield_now();
+                }
+            }
+            worker.join().unwrap();
+            let got: Vec<_> = std::iter::from_fn(|| out_rx.pop()).collect();
+            // Key a: 1st and 2nd call; key b: its 2nd call (one before the loop).
+            assert_eq!(got, vec![Packet::Data(1), Packet::Data(2), Packet::Data(2), Packet::End(0)]);
+            let mut expected = vec![(a, vec![1, 3]), (b, vec![0, 2])];
+            expected.sort();
+            assert_eq!(merged_rx.pop(), Some(Packet::Data(Calls(expected))));
+        });
+    }
+}
