@@ -124,3 +124,58 @@ impl Log {
         (self.calls, self.acc)
     }
 }
+
+/// A keyed state (`ohua::Keyed`) that records, per key, every call it
+/// receives: split by key, its calls may run on replicas, and the merged
+/// state must equal the sequential one call for call.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct KeyedLog {
+    /// Per key: the calls in order and a running, order-sensitive value.
+    pub per_key: std::collections::BTreeMap<i64, (Vec<String>, i64)>,
+}
+
+impl ohua::Keyed for KeyedLog {
+    type Key = i64;
+    fn split(self, parts: usize, part_of: &dyn Fn(&i64) -> usize) -> Vec<Self> {
+        let mut out = vec![KeyedLog::default(); parts];
+        for (k, e) in self.per_key {
+            out[part_of(&k)].per_key.insert(k, e);
+        }
+        out
+    }
+    fn merge(parts: Vec<Self>) -> Self {
+        let mut all = KeyedLog::default();
+        for p in parts {
+            for (k, e) in p.per_key {
+                assert!(all.per_key.insert(k, e).is_none(), "key {k} lived in two parts of a keyed state");
+            }
+        }
+        all
+    }
+}
+
+impl ohua::KeyOf<KeyedLog> for i64 {
+    fn key(&self) -> i64 {
+        *self
+    }
+}
+
+impl KeyedLog {
+    /// An empty keyed log.
+    pub fn new() -> Self {
+        KeyedLog::default()
+    }
+
+    /// Record `record(v)` for key `k`; returns the key's new running value.
+    pub fn record(&mut self, k: &i64, v: i64) -> i64 {
+        let (calls, acc) = self.per_key.entry(*k).or_default();
+        calls.push(format!("record({v})"));
+        *acc = acc.wrapping_mul(31).wrapping_add(v);
+        *acc
+    }
+
+    /// Every key's calls and value.
+    pub fn finish(self) -> Vec<(i64, Vec<String>, i64)> {
+        self.per_key.into_iter().map(|(k, (c, a))| (k, c, a)).collect()
+    }
+}

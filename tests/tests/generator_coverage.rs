@@ -54,3 +54,27 @@ fn generated_programs_contain_moves_consuming_branches_and_capturing_headers() {
     assert!(branches * 20 >= programs, "only {branches} programs consume a value in a branch");
     assert!(headers * 20 >= programs, "only {headers} programs capture a local in a loop header");
 }
+
+/// Keyed state (issue 10): some programs call a keyed state in their loops,
+/// on replicas by key (`run_keyed` in the generated code), and some call it
+/// more than once in one body, which fuses those statements into one
+/// operator (`frontend/keyed_regions.rs`).
+#[test]
+fn generated_programs_contain_keyed_calls_and_fused_keyed_regions() {
+    let programs = 100;
+    let (mut keyed, mut fused) = (0, 0);
+    for index in 0..programs {
+        let file: syn::File =
+            syn::parse_str(&ohua_conformance::gen::program(1, index)).expect("generated source parses");
+        let mut fns = Fns::default();
+        fns.visit_file(&file);
+        let alg = fns.0.iter().find(|f| f.sig.ident == "alg").expect("every program has `alg`");
+        let siblings: Vec<syn::ItemFn> = fns.0.iter().filter(|f| f.sig.ident == "helper").cloned().collect();
+        let code = ohua_compiler::compile(alg, &siblings).expect("generated programs compile").stage("code").unwrap();
+        keyed += usize::from(code.contains("run_keyed"));
+        fused += usize::from(code.contains("::core::convert::identity"));
+    }
+    println!("of {programs} programs: {keyed} call a keyed state on replicas, {fused} fuse a keyed region");
+    assert!(keyed * 20 >= programs, "only {keyed} programs call a keyed state on replicas");
+    assert!(fused * 20 >= programs, "only {fused} programs fuse calls on a keyed state");
+}

@@ -117,3 +117,28 @@ fn map_collect_is_smap_and_collect() {
         }
     }));
 }
+
+/// A keyed state used twice in a loop body: the statements from its first
+/// to its last call are one operator that holds the state (resident, not
+/// carried), so it may run on replicas by key; the code stage routes it by
+/// the first call's first argument.
+#[test]
+fn keyed_state_used_twice_in_loop_is_one_resident_operator() {
+    let item: syn::ItemFn = syn::parse_quote! {
+        fn detect(reqs: Vec<Req>) -> Vec<bool> {
+            let mut c = ohua::keyed(Classifier::new());
+            let mut out = Vec::new();
+            for r in reqs {
+                let good = c.classify(&r);
+                let bad = inspect(&r, good);
+                c.report(&r, bad);
+                out.push(bad);
+            }
+            out
+        }
+    };
+    insta::assert_snapshot!(stages(item.clone()));
+    let code = compile(&item, &[]).expect("compiles").stage("code").unwrap();
+    assert!(code.contains("run_keyed"), "{code}");
+    assert!(code.contains("keys.of(&(&r))"), "routed by the first call's key: {code}");
+}

@@ -37,7 +37,7 @@ impl Rng {
 /// Helper functions and imports shared by every generated program.
 pub const PRELUDE: &str = r#"
 use ohua::algorithm;
-use ohua_conformance::{check, Log};
+use ohua_conformance::{check, KeyedLog, Log};
 
 pub fn f1(a: i64) -> i64 { a.wrapping_mul(3).wrapping_add(1) }
 pub fn f2(a: i64, b: i64) -> i64 { a.wrapping_mul(31).wrapping_add(b) ^ 7 }
@@ -71,6 +71,12 @@ struct Gen {
     budget: isize,
     loop_depth: usize,
     tag: usize,
+    /// The keyed state `ks` exists in this program.
+    keyed: bool,
+    /// Inside the body of a top-level `for` loop of a program with `ks`:
+    /// the key of this iteration (a local only keyed calls use, so calls on
+    /// `ks` in one iteration are all for one key, as `ohua::Keyed` requires).
+    key: Option<String>,
 }
 
 impl Gen {
@@ -190,6 +196,19 @@ impl Gen {
         self.budget -= 1;
         let p = pad(ind);
         let nest = ind < 5 && self.budget > 2;
+        if let (Some(key), 1) = (self.key.clone(), self.loop_depth) {
+            if self.rng.chance(1, 3) {
+                // A call on the keyed state, for this iteration's key.
+                if self.rng.chance(1, 2) {
+                    let x = self.new_name();
+                    *out += &format!("{p}let {x} = ks.record(&{key}, {});\n", self.var());
+                    self.bind(x);
+                } else {
+                    *out += &format!("{p}ks.record(&{key}, {});\n", self.var());
+                }
+                return;
+            }
+        }
         let r = self.rng.below(100);
         if r < 22 {
             let e = self.value();
@@ -371,8 +390,17 @@ impl Gen {
         self.loop_depth += 1;
         self.push_scope();
         self.bind(v.clone());
+        // In a top-level loop of a program with a keyed state, calls on it
+        // use this iteration's key (not in `scopes`: nothing shadows it).
+        let outer_key = self.key.take();
+        if self.keyed && self.loop_depth == 1 {
+            let key = self.fresh("kk");
+            *out += &format!("{}let {key} = {v} % 5;\n", pad(ind + 1));
+            self.key = Some(key);
+        }
         let n = 1 + self.rng.below(4);
         self.block(out, ind + 1, n);
+        self.key = outer_key;
         *out += &format!("{}{acc} = f2({acc}, {v});\n", pad(ind + 1));
         self.pop_scope();
         self.loop_depth -= 1;
@@ -400,6 +428,7 @@ pub fn program(seed: u64, index: usize) -> String {
     let mut rng = Rng::new(seed.wrapping_mul(1_000_003).wrapping_add(index as u64));
     let nstates = rng.below(4);
     let use_helper = nstates > 0 && rng.chance(1, 3);
+    let keyed = rng.chance(1, 2);
     let size = 10 + rng.below(30) as isize;
     let states: Vec<String> = (0..nstates).map(|i| format!("s{i}")).collect();
     let mut g = Gen {
@@ -413,6 +442,8 @@ pub fn program(seed: u64, index: usize) -> String {
         budget: 0,
         loop_depth: 0,
         tag: 0,
+        keyed,
+        key: None,
     };
 
     // helper(a, s) -> (i64, Log)
@@ -428,6 +459,8 @@ pub fn program(seed: u64, index: usize) -> String {
             budget: 0,
             loop_depth: 0,
             tag: 1000,
+            keyed: false,
+            key: None,
         };
         let mut b = String::from("        let mut s = s;\n");
         let hsize = 3 + h.rng.below(6) as isize;
@@ -442,6 +475,9 @@ pub fn program(seed: u64, index: usize) -> String {
     let mut b = String::new();
     for s in &states {
         b += &format!("        let mut {s} = Log::new();\n");
+    }
+    if keyed {
+        b += "        let mut ks = ohua::keyed(KeyedLog::new());\n";
     }
     b += &body(&mut g, &states, size, 2);
     // return some final locals, every mutable accumulator, and each state's log
@@ -466,6 +502,11 @@ pub fn program(seed: u64, index: usize) -> String {
         rets.push(format!("a{s}"));
         tys.push("Vec<String>");
         tys.push("i64");
+    }
+    if keyed {
+        b += "        let fks = ks.finish();\n";
+        rets.push("fks".into());
+        tys.push("Vec<(i64, Vec<String>, i64)>");
     }
     b += &format!("        ({},)\n", rets.join(", "));
     let ty = format!("({},)", tys.join(", "));

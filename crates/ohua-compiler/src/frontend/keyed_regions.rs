@@ -92,14 +92,16 @@ impl Fuser {
                 continue;
             }
             let region: Vec<syn::Stmt> = body.stmts.drain(first..=last).collect();
-            let fused = fused_stmt(&region);
+            let fused = fused_stmt(&region, &body.stmts[first..]);
             body.stmts.insert(first, fused);
         }
     }
 }
 
-/// `let (mut a, ..) = ::core::convert::identity({ region; (a, ..) });`
-fn fused_stmt(region: &[syn::Stmt]) -> syn::Stmt {
+/// `let (mut a, ..) = ::core::convert::identity({ region; (a, ..) });`,
+/// exporting the names the region binds that the statements `after` it use
+/// (a name the region moves and nothing after uses must not be exported).
+fn fused_stmt(region: &[syn::Stmt], after: &[syn::Stmt]) -> syn::Stmt {
     let mut bound: Vec<syn::Ident> = Vec::new();
     for s in region {
         if let syn::Stmt::Local(l) = s {
@@ -109,7 +111,7 @@ fn fused_stmt(region: &[syn::Stmt]) -> syn::Stmt {
     // Later bindings of a name shadow earlier ones: export each once.
     let mut names: Vec<syn::Ident> = Vec::new();
     for b in bound.into_iter().rev() {
-        if !names.contains(&b) {
+        if !names.contains(&b) && used_after(&b, after) {
             names.insert(0, b);
         }
     }
@@ -117,6 +119,34 @@ fn fused_stmt(region: &[syn::Stmt]) -> syn::Stmt {
         let (#(mut #names,)*) = ::core::convert::identity({ #(#region)* (#(#names,)*) });
     };
     syn::parse2(stmt).expect("a let statement")
+}
+
+/// Whether a statement of `after` uses `name` before one binds it anew.
+fn used_after(name: &syn::Ident, after: &[syn::Stmt]) -> bool {
+    for s in after {
+        match s {
+            syn::Stmt::Local(l) => {
+                let init_uses = l.init.as_ref().is_some_and(|i| {
+                    mentions_tokens(i.expr.to_token_stream(), name)
+                        || i.diverge.as_ref().is_some_and(|(_, e)| mentions_tokens(e.to_token_stream(), name))
+                });
+                if init_uses {
+                    return true;
+                }
+                let mut rebinds = Vec::new();
+                idents(&l.pat, &mut rebinds);
+                if rebinds.contains(name) {
+                    return false;
+                }
+            }
+            other => {
+                if mentions(other, name) {
+                    return true;
+                }
+            }
+        }
+    }
+    false
 }
 
 /// The identifiers a pattern binds.
@@ -135,14 +165,15 @@ fn idents(p: &syn::Pat, out: &mut Vec<syn::Ident>) {
 
 /// Whether the statement's tokens name `name`.
 fn mentions(s: &syn::Stmt, name: &syn::Ident) -> bool {
-    fn walk(t: TokenStream, name: &syn::Ident) -> bool {
-        t.into_iter().any(|tt| match tt {
-            TokenTree::Ident(i) => &i == name,
-            TokenTree::Group(g) => walk(g.stream(), name),
-            _ => false,
-        })
-    }
-    walk(s.to_token_stream(), name)
+    mentions_tokens(s.to_token_stream(), name)
+}
+
+fn mentions_tokens(t: TokenStream, name: &syn::Ident) -> bool {
+    t.into_iter().any(|tt| match tt {
+        TokenTree::Ident(i) => &i == name,
+        TokenTree::Group(g) => mentions_tokens(g.stream(), name),
+        _ => false,
+    })
 }
 
 /// Whether the statement could leave the loop body or the function.

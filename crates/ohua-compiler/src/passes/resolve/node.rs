@@ -13,6 +13,12 @@ use crate::passes::scan::is_alias_of;
 /// The function a node calls, for its operator name.
 pub(crate) fn function_name(e: &syn::Expr) -> String {
     match e {
+        // A fused keyed region (`frontend/keyed_regions.rs`) is named after
+        // its first statement: `classify`, not `identity`.
+        syn::Expr::Call(c) if is_fused_region(c) => match c.args.first() {
+            Some(syn::Expr::Block(b)) => b.block.stmts.first().map_or_else(|| "region".into(), stmt_function_name),
+            _ => "region".into(),
+        },
         syn::Expr::Call(c) => match &*c.func {
             syn::Expr::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default(),
             _ => "call".into(),
@@ -34,6 +40,22 @@ pub(crate) fn function_name(e: &syn::Expr) -> String {
         syn::Expr::Index(_) => "index".into(),
         syn::Expr::Cast(_) => "cast".into(),
         _ => "expr".into(),
+    }
+}
+
+/// `::core::convert::identity({ .. })`, as the keyed-region fusion writes it.
+fn is_fused_region(c: &syn::ExprCall) -> bool {
+    let syn::Expr::Path(p) = &*c.func else { return false };
+    let names: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+    names == ["core", "convert", "identity"] && p.path.leading_colon.is_some()
+}
+
+/// The function name of a statement's expression.
+fn stmt_function_name(s: &syn::Stmt) -> String {
+    match s {
+        syn::Stmt::Local(l) => l.init.as_ref().map_or_else(|| "region".into(), |i| function_name(&i.expr)),
+        syn::Stmt::Expr(e, _) => function_name(e),
+        _ => "region".into(),
     }
 }
 
