@@ -381,3 +381,29 @@ fn two_calls_on_a_keyed_state_in_one_body_run_together_on_the_keys_replica() {
         }
     }
 }
+
+#[test]
+fn key_groups_are_balanced_over_the_replicas_by_the_loads_of_the_last_run() {
+    // Four keys whose groups all lie in the first of two contiguous
+    // halves: unbalanced, one replica would get every item. Balanced by
+    // the loads of the first run, the replicas' shares differ by at most
+    // one key's items.
+    let halves = ohua::Groups::new(2);
+    let keys: Vec<u64> = (0..).filter(|k| halves.replica_of(k) == 0).take(4).collect();
+    let input: Vec<Event> = (0..700u64).map(|i| Event { key: keys[(i * i % 7 % 4) as usize], value: i }).collect();
+    let mut per_key = std::collections::BTreeMap::new();
+    input.iter().for_each(|e| *per_key.entry(e.key).or_insert(0u64) += 1);
+    let largest = *per_key.values().max().unwrap();
+    let expected = ohua::sequential(|| flows(input.clone()));
+    let d = rules("flows/record#.*", 2, SectionStrategy::Single);
+    let run = || ohua::profile(|| ohua::with_deployment(d.clone(), || flows(input.clone())));
+    let (first, _) = run();
+    assert_eq!(first, expected);
+    let (second, reports) = run();
+    assert_eq!(second, expected);
+    let node = reports[0].nodes.iter().find(|s| s.name.starts_with("flows/record")).unwrap();
+    let items: Vec<u64> = node.replicas.iter().map(|r| r.firings - 1).collect(); // each also ends the loop
+    let (lo, hi) = (items.iter().min().unwrap(), items.iter().max().unwrap());
+    assert!(hi - lo <= largest, "replicas got {items:?} items; keys {per_key:?}");
+    assert!(reports[0].plan.groups.iter().flatten().count() == 1, "the plan balanced the keyed call's groups");
+}

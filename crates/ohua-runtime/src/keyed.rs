@@ -165,6 +165,7 @@ pub fn group_of<K: Hash + ?Sized>(key: &K) -> usize {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Groups {
     owner: Vec<u16>,
+    replicas: usize,
 }
 
 impl Groups {
@@ -175,7 +176,45 @@ impl Groups {
     /// If `replicas` is 0 or more than [`KEY_GROUPS`].
     pub fn new(replicas: usize) -> Self {
         assert!((1..=KEY_GROUPS).contains(&replicas), "ohua: a keyed call site has 1..=128 replicas");
-        Groups { owner: (0..KEY_GROUPS).map(|g| (g * replicas / KEY_GROUPS) as u16).collect() }
+        Groups { owner: (0..KEY_GROUPS).map(|g| (g * replicas / KEY_GROUPS) as u16).collect(), replicas }
+    }
+
+    /// Groups spread over `replicas` replicas so that their measured
+    /// `loads` (items per group, from earlier runs) are as even as
+    /// possible: the heaviest group first, each to the replica with the
+    /// least load so far (ties: the lower replica, so the map is the same
+    /// for the same loads).
+    ///
+    /// # Panics
+    ///
+    /// As [`Groups::new`], or if `loads` does not have [`KEY_GROUPS`] entries.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ohua_runtime::keyed::{Groups, KEY_GROUPS};
+    /// let mut loads = vec![0; KEY_GROUPS];
+    /// loads[..4].copy_from_slice(&[50, 30, 20, 10]);
+    /// let g = Groups::balanced(2, &loads);
+    /// assert_eq!((g.replica(0), g.replica(1), g.replica(2), g.replica(3)), (0, 1, 1, 0));
+    /// ```
+    pub fn balanced(replicas: usize, loads: &[u64]) -> Self {
+        assert_eq!(loads.len(), KEY_GROUPS, "ohua: one load per key group");
+        let mut groups = Groups::new(replicas);
+        let mut order: Vec<usize> = (0..KEY_GROUPS).collect();
+        order.sort_by(|&a, &b| loads[b].cmp(&loads[a]).then(a.cmp(&b)));
+        let mut total = vec![0u64; replicas];
+        for g in order {
+            let r = (0..replicas).min_by_key(|&r| (total[r], r)).expect("at least one replica");
+            total[r] += loads[g];
+            groups.owner[g] = r as u16;
+        }
+        groups
+    }
+
+    /// The number of replicas the groups are spread over.
+    pub fn replicas(&self) -> usize {
+        self.replicas
     }
 
     /// The replica that owns group `group`.

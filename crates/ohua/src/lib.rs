@@ -132,7 +132,7 @@ pub fn profile<R>(f: impl FnOnce() -> R) -> (R, Vec<RunReport>) {
     ohua_runtime::context::profile(f)
 }
 pub use ohua_runtime::deploy::{DeployError, Deployment, ReplicaRule, Replication, SectionRule, SectionStrategy};
-pub use ohua_runtime::keyed::{keyed, KeyOf, Keyed, KEY_GROUPS};
+pub use ohua_runtime::keyed::{keyed, Groups, KeyOf, Keyed, KEY_GROUPS};
 
 /// Read the `OHUA_CONFIG` file and the `OHUA_*` environment variables again.
 ///

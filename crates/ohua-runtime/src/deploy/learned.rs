@@ -81,6 +81,25 @@ fn key(graph: &GraphInfo) -> usize {
     std::ptr::from_ref(graph) as usize
 }
 
+/// Items per key group that the keyed scatter of node `id` of `graph`
+/// routed in its last run (`node/keyed.rs`): the next plan balances the
+/// groups over the replicas by them.
+pub(crate) fn record_groups(graph: &GraphInfo, id: usize, loads: Vec<u64>) {
+    let mut store = groups_store().lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    store.insert((key(graph), id), loads);
+}
+
+/// The group loads [`record_groups`] kept for node `id` of `graph`.
+pub(crate) fn group_loads(graph: &GraphInfo, id: usize) -> Option<Vec<u64>> {
+    let store = groups_store().lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    store.get(&(key(graph), id)).cloned()
+}
+
+fn groups_store() -> &'static Mutex<HashMap<(usize, usize), Vec<u64>>> {
+    static STORE: OnceLock<Mutex<HashMap<(usize, usize), Vec<u64>>>> = OnceLock::new();
+    STORE.get_or_init(Default::default)
+}
+
 /// What earlier runs of a graph measured: busy nanoseconds and firings per
 /// node (indexed by node id; with both, the cost of one firing) and the
 /// graph's [`Pace`].

@@ -4,6 +4,7 @@ use rand::{Rng, SeedableRng};
 
 use super::{auto, learned, stages, unmatched, Deployment, Replication, SectionRule, SectionStrategy};
 use crate::graph::GraphInfo;
+use crate::keyed::{Groups, KEY_GROUPS};
 
 /// Extra room on arcs inside a section beyond one batch, so a step's
 /// end-of-activation markers fit next to a full batch of data.
@@ -53,6 +54,10 @@ pub struct Plan {
     /// (replica 0 shares the node's own section, where its items are dealt
     /// and merged); empty for a node that runs once.
     pub replica_sections: Vec<Vec<usize>>,
+    /// For a replicated call on a keyed state whose earlier runs measured
+    /// how many items each key group had: the groups balanced over its
+    /// replicas by those loads (else the replicas own contiguous ranges).
+    pub groups: Vec<Option<Groups>>,
 }
 
 impl Plan {
@@ -75,6 +80,7 @@ impl Plan {
             cross_capacity,
             replicas: vec![1; n],
             replica_sections: vec![Vec::new(); n],
+            groups: vec![None; n],
         }
     }
 
@@ -134,6 +140,12 @@ pub fn plan(graph: &GraphInfo, d: &Deployment) -> Plan {
         (all[..n].to_vec(), sections, replica_sections)
     };
     let batch_size = d.batch_size.max(1);
+    let groups = (0..n)
+        .map(|id| match replicas[id] {
+            1 => None,
+            r => learned::group_loads(graph, id).map(|loads| Groups::balanced(r.min(KEY_GROUPS), &loads)),
+        })
+        .collect();
     Plan {
         section_of,
         sections,
@@ -142,6 +154,7 @@ pub fn plan(graph: &GraphInfo, d: &Deployment) -> Plan {
         cross_capacity: d.arc_capacity.max(1),
         replicas,
         replica_sections,
+        groups,
     }
 }
 

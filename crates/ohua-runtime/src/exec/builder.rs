@@ -404,7 +404,10 @@ where
         let (results_out, results_in) = builder.lanes::<O::Item>(id, false, REORDER_DEPTH);
         let (released_out, released_in) = builder.lanes::<T>(id, false, LANE_DEPTH);
         let (order, order_rx) = builder.order_arc(id);
-        builder.install(id, Box::new(KeyedScatter::new(inputs, state, to_replicas, parts_out, order, key)));
+        let groups = builder.plan.groups[id].clone();
+        let scatter =
+            KeyedScatter::new(inputs, state, to_replicas, parts_out, order, key).balanced(groups, builder.graph, id);
+        builder.install(id, Box::new(scatter));
         let replicas = lanes.into_iter().zip(parts_in).zip(results_out).zip(released_out);
         for (k, (((lane, part), results), released)) in replicas.enumerate() {
             let mut f = f.clone();

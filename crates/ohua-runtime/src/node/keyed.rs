@@ -22,6 +22,7 @@
 //!   the state would have gone.
 
 use crate::arc::{Receiver, Sender};
+use crate::graph::GraphInfo;
 use crate::keyed::{Groups, KeyFn, Keyed};
 use crate::packet::Packet;
 use crate::port::{In, Out};
@@ -41,6 +42,10 @@ pub struct KeyedScatter<I: DataInputs, T, K> {
     /// An item popped whose replica's lane was full, with that replica: it
     /// goes first at the next step (items leave in order).
     pending: Option<(I::Item, usize)>,
+    /// Items routed per key group, and where to report them when the
+    /// operator is done (the next plan balances the groups by them).
+    loads: Vec<u64>,
+    report_to: Option<(&'static GraphInfo, usize)>,
 }
 
 impl<I, T, K> KeyedScatter<I, T, K>
@@ -67,7 +72,19 @@ where
     ) -> Self {
         assert_eq!(lanes.len(), state_lanes.len(), "ohua: one data and one state lane per replica");
         let groups = Groups::new(lanes.len());
-        KeyedScatter { inputs, state, groups, lanes, state_lanes, order, key, pending: None }
+        let loads = vec![0; crate::keyed::KEY_GROUPS];
+        KeyedScatter { inputs, state, groups, lanes, state_lanes, order, key, pending: None, loads, report_to: None }
+    }
+
+    /// Route by `groups` (one owner per key group, for as many replicas as
+    /// there are lanes) and, when done, report the items each group had as
+    /// node `id` of `graph` (`deploy/learned.rs`).
+    pub(crate) fn balanced(mut self, groups: Option<Groups>, graph: &'static GraphInfo, id: usize) -> Self {
+        if let Some(g) = groups.filter(|g| g.replicas() == self.lanes.len()) {
+            self.groups = g;
+        }
+        self.report_to = Some((graph, id));
+        self
     }
 
     /// Forward the state stream: split values, markers to every replica.
@@ -135,7 +152,9 @@ where
                     // The key needs the item: pop it, and hold it if its
                     // replica's lane is full (the order arc has its room).
                     let item = self.inputs.pop_data();
-                    let k = self.groups.replica((self.key)(&item, KeyFn::new()));
+                    let group = (self.key)(&item, KeyFn::new());
+                    self.loads[group] += 1;
+                    let k = self.groups.replica(group);
                     if self.lanes[k].room() == 0 {
                         self.pending = Some((item, k));
                         items += 1;
@@ -162,6 +181,16 @@ where
     fn describe(&self) -> String {
         let rooms: Vec<String> = self.lanes.iter().map(|l| l.current_room().to_string()).collect();
         format!("keyed scatter in {:?} lane rooms [{}]", self.inputs.describe(), rooms.join(", "))
+    }
+}
+
+impl<I: DataInputs, T, K> Drop for KeyedScatter<I, T, K> {
+    fn drop(&mut self) {
+        if let Some((graph, id)) = self.report_to {
+            if self.loads.iter().any(|&n| n > 0) {
+                crate::deploy::learned::record_groups(graph, id, std::mem::take(&mut self.loads));
+            }
+        }
     }
 }
 
