@@ -205,6 +205,21 @@ fn ms(d: Duration) -> String {
     format!("{:.2}", d.as_secs_f64() * 1e3)
 }
 
+/// The labels of `variants`, in order.
+fn labels<I, R>(variants: &[Variant<'_, I, R>]) -> Vec<String> {
+    variants.iter().map(|(label, _)| label.to_string()).collect()
+}
+
+/// One row per variant with its speedup over the first variant
+/// (sequential) and over the second (`second`, the baseline to beat).
+fn table(what: &str, second: &str, labels: &[String], times: &[Duration]) {
+    println!("  {:<44} {:>14}  speedup vs sequential / vs {second}", format!("{what} variant"), "ms");
+    for (label, t) in labels.iter().zip(times) {
+        let (s, o) = (times[0].as_secs_f64() / t.as_secs_f64(), times[1].as_secs_f64() / t.as_secs_f64());
+        row(label, ms(*t), format!("{s:.2}x / {o:.2}x"));
+    }
+}
+
 fn map_benchmark() {
     let xs: Vec<u64> = (0..ITEMS).collect();
     let expected: Vec<u64> = xs.iter().map(|&x| heavy(x)).collect();
@@ -217,11 +232,7 @@ fn map_benchmark() {
         ("ohua 2 replicas (rule)", Box::new(|v| ohua::with_deployment(two.clone(), || heavy_map(v)))),
     ];
     let times = interleaved(|| xs.clone(), &mut variants, |label, r| assert_eq!(r, &expected, "{label}"));
-    println!("  {:<44} {:>14}  speedup vs sequential / vs rayon", "map variant", "ms");
-    for ((label, _), t) in variants.iter().zip(&times) {
-        let (s, r) = (times[0].as_secs_f64() / t.as_secs_f64(), times[1].as_secs_f64() / t.as_secs_f64());
-        row(label, ms(*t), format!("{s:.2}x / {r:.2}x"));
-    }
+    table("map", "rayon", &labels(&variants), &times);
     println!("target: ohua >= 1.8x sequential and >= 0.9x rayon");
 }
 
@@ -235,11 +246,7 @@ fn fold_benchmark() {
         ("ohua default", Box::new(heavy_fold)),
     ];
     let times = interleaved(|| xs.clone(), &mut variants, |label, r| assert_eq!(r, &expected, "{label}"));
-    println!("  {:<44} {:>14}  speedup vs sequential / vs hand-written", "fold variant", "ms");
-    for ((label, _), t) in variants.iter().zip(&times) {
-        let (s, h) = (times[0].as_secs_f64() / t.as_secs_f64(), times[1].as_secs_f64() / t.as_secs_f64());
-        row(label, ms(*t), format!("{s:.2}x / {h:.2}x"));
-    }
+    table("fold", "hand-written", &labels(&variants), &times);
     println!("target: ohua >= 1.8x sequential");
 }
 
@@ -254,11 +261,7 @@ fn dnr_benchmark() {
         ("ohua default (pipelined)", Box::new(dnr)),
     ];
     let times = interleaved(|| xs.clone(), &mut variants, |label, r| assert_eq!(r, &expected, "{label}"));
-    println!("  {:<44} {:>14}  speedup vs sequential / vs one stage", "dnr variant", "ms");
-    for ((label, _), t) in variants.iter().zip(&times) {
-        let (s, o) = (times[0].as_secs_f64() / t.as_secs_f64(), times[1].as_secs_f64() / t.as_secs_f64());
-        row(label, ms(*t), format!("{s:.2}x / {o:.2}x"));
-    }
+    table("dnr", "one stage", &labels(&variants), &times);
     println!("target: pipelined faster than one stage");
 }
 

@@ -16,22 +16,26 @@ impl<'ast> Visit<'ast> for Fns {
     }
 }
 
+/// The generated code of the first `programs` programs of seed 1.
+fn generated_code(programs: usize) -> Vec<String> {
+    (0..programs)
+        .map(|index| {
+            let file: syn::File =
+                syn::parse_str(&ohua_conformance::gen::program(1, index)).expect("generated source parses");
+            let mut fns = Fns::default();
+            fns.visit_file(&file);
+            let alg = fns.0.iter().find(|f| f.sig.ident == "alg").expect("every program has `alg`");
+            let siblings: Vec<syn::ItemFn> = fns.0.iter().filter(|f| f.sig.ident == "helper").cloned().collect();
+            let compiled = ohua_compiler::compile(alg, &siblings).expect("generated programs compile");
+            compiled.stage("code").expect("code stage")
+        })
+        .collect()
+}
+
 #[test]
 fn generated_programs_contain_fused_chains() {
     let programs = 100;
-    let mut with_chain = 0;
-    for index in 0..programs {
-        let file: syn::File =
-            syn::parse_str(&ohua_conformance::gen::program(1, index)).expect("generated source parses");
-        let mut fns = Fns::default();
-        fns.visit_file(&file);
-        let alg = fns.0.iter().find(|f| f.sig.ident == "alg").expect("every program has `alg`");
-        let siblings: Vec<syn::ItemFn> = fns.0.iter().filter(|f| f.sig.ident == "helper").cloned().collect();
-        let compiled = ohua_compiler::compile(alg, &siblings).expect("generated programs compile");
-        if compiled.stage("code").expect("code stage").contains("Link::new") {
-            with_chain += 1;
-        }
-    }
+    let with_chain = generated_code(programs).iter().filter(|code| code.contains("Link::new")).count();
     // Measured at the time of writing: see tests/README.md.
     assert!(with_chain * 4 >= programs, "only {with_chain} of {programs} generated programs have a fused chain");
     println!("{with_chain} of {programs} generated programs have a fused chain");
@@ -62,18 +66,9 @@ fn generated_programs_contain_moves_consuming_branches_and_capturing_headers() {
 #[test]
 fn generated_programs_contain_keyed_calls_and_fused_keyed_regions() {
     let programs = 100;
-    let (mut keyed, mut fused) = (0, 0);
-    for index in 0..programs {
-        let file: syn::File =
-            syn::parse_str(&ohua_conformance::gen::program(1, index)).expect("generated source parses");
-        let mut fns = Fns::default();
-        fns.visit_file(&file);
-        let alg = fns.0.iter().find(|f| f.sig.ident == "alg").expect("every program has `alg`");
-        let siblings: Vec<syn::ItemFn> = fns.0.iter().filter(|f| f.sig.ident == "helper").cloned().collect();
-        let code = ohua_compiler::compile(alg, &siblings).expect("generated programs compile").stage("code").unwrap();
-        keyed += usize::from(code.contains("run_keyed"));
-        fused += usize::from(code.contains("::core::convert::identity"));
-    }
+    let code = generated_code(programs);
+    let keyed = code.iter().filter(|c| c.contains("run_keyed")).count();
+    let fused = code.iter().filter(|c| c.contains("::core::convert::identity")).count();
     println!("of {programs} programs: {keyed} call a keyed state on replicas, {fused} fuse a keyed region");
     assert!(keyed * 20 >= programs, "only {keyed} programs call a keyed state on replicas");
     assert!(fused * 20 >= programs, "only {fused} programs fuse calls on a keyed state");
