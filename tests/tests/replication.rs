@@ -311,7 +311,7 @@ fn events(n: u64, keys: u64, skewed: bool, seed: u64) -> Vec<Event> {
             x ^= x << 13;
             x ^= x >> 7;
             x ^= x << 17;
-            let key = if skewed && x % 2 == 0 { 0 } else { x % keys };
+            let key = if skewed && x.is_multiple_of(2) { 0 } else { x % keys };
             Event { key, value: i }
         })
         .collect()
@@ -338,7 +338,7 @@ fn a_keyed_state_replicated_by_key_gives_the_sequential_state_and_results() {
 /// How an inspection judged an event (stateless, between two calls on the
 /// keyed state).
 fn inspect(sum: u64) -> bool {
-    slow_square(sum % 97) % 3 == 0
+    slow_square(sum % 97).is_multiple_of(3)
 }
 
 impl PerKey {

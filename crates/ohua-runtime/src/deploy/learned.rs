@@ -95,8 +95,11 @@ pub(crate) fn group_loads(graph: &GraphInfo, id: usize) -> Option<Vec<u64>> {
     store.get(&(key(graph), id)).cloned()
 }
 
-fn groups_store() -> &'static Mutex<HashMap<(usize, usize), Vec<u64>>> {
-    static STORE: OnceLock<Mutex<HashMap<(usize, usize), Vec<u64>>>> = OnceLock::new();
+/// Items per key group, by (graph, node id).
+type GroupLoads = HashMap<(usize, usize), Vec<u64>>;
+
+fn groups_store() -> &'static Mutex<GroupLoads> {
+    static STORE: OnceLock<Mutex<GroupLoads>> = OnceLock::new();
     STORE.get_or_init(Default::default)
 }
 
