@@ -407,3 +407,63 @@ fn key_groups_are_balanced_over_the_replicas_by_the_loads_of_the_last_run() {
     assert!(hi - lo <= largest, "replicas got {items:?} items; keys {per_key:?}");
     assert!(reports[0].plan.groups.iter().flatten().count() == 1, "the plan balanced the keyed call's groups");
 }
+
+fn weighted(x: u64, factor: u64, table: &[u64]) -> u64 {
+    slow_square(x).wrapping_mul(factor).wrapping_add(table[(x % table.len() as u64) as usize])
+}
+
+#[ohua::algorithm]
+fn weigh(xs: Vec<u64>, factor: u64, table: &[u64]) -> (Vec<u64>, Log) {
+    let mut log = Log::new();
+    let ys: Vec<u64> = xs.into_iter().map(|x| weighted(x, factor, table)).collect();
+    for y in ys.clone() {
+        let z = weighted(y % 1000, factor, table);
+        log.push(z as i64);
+    }
+    (ys, log)
+}
+
+#[ohua::algorithm]
+fn locked(xs: Vec<u64>, sink: &std::sync::Mutex<Vec<u64>>) -> u64 {
+    let mut total = 0;
+    for x in xs {
+        let y = slow_square(x);
+        sink.lock().unwrap().push(y);
+        total += y;
+    }
+    total
+}
+
+#[test]
+fn a_call_that_reads_parameters_of_a_clone_type_runs_on_replicas_with_copies() {
+    let table: Vec<u64> = (0..17).map(|i| i * 1000).collect();
+    let expected = ohua::sequential(|| weigh(inputs(), 3, &table));
+    check(|| weigh(inputs(), 3, &table));
+    for n in 2..=4 {
+        let d = rules("weigh/weighted#.*", n, SectionStrategy::PerOperator);
+        let (got, reports) = ohua::profile(|| ohua::with_deployment(d, || weigh(inputs(), 3, &table)));
+        assert_eq!(got, expected, "{n} replicas");
+        let replicated = reports[0].nodes.iter().filter(|s| s.replicas.len() == n).count();
+        assert_eq!(replicated, 2, "both calls read `factor` and `table` and run on replicas: {}", reports[0]);
+    }
+}
+
+#[test]
+fn a_parameter_used_through_a_method_stays_a_state_and_keeps_its_order() {
+    let run = |d: Option<Deployment>| {
+        let sink = std::sync::Mutex::new(Vec::new());
+        let total = match d {
+            Some(d) => ohua::with_deployment(d, || locked(inputs(), &sink)),
+            None => ohua::sequential(|| locked(inputs(), &sink)),
+        };
+        (total, sink.into_inner().unwrap())
+    };
+    let expected = run(None);
+    let d = rules("locked/.*", 3, SectionStrategy::PerOperator);
+    let (got, reports) = ohua::profile(|| run(Some(d)));
+    assert_eq!(got, expected, "the pushes into the shared sink keep their order");
+    let lock = reports[0].nodes.iter().find(|s| s.name.starts_with("locked/push")).expect("the push");
+    assert!(lock.replicas.is_empty(), "a call on `sink` is a state call: {}", reports[0]);
+    let square = reports[0].nodes.iter().find(|s| s.name.starts_with("locked/slow_square")).expect("the call");
+    assert_eq!(square.replicas.len(), 3, "{}", reports[0]);
+}

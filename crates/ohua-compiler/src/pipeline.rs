@@ -65,6 +65,7 @@ pub fn compile(item: &syn::ItemFn, siblings: &[syn::ItemFn]) -> Result<Compiled>
     passes::prune::prune(&mut ir);
     let mut graph = passes::lower::lower(&ir)?;
     graph.keyed = graph::keyed_locals(&ast.body);
+    graph.cloneable = graph::cloneable_params(&ast);
     let tokens = codegen::generate(item, &graph);
     Ok(Compiled { ast, ir, graph, tokens })
 }

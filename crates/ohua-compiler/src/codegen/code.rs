@@ -30,7 +30,7 @@ pub(super) fn call(g: &Graph, n: usize, c: &CallNode) -> TokenStream {
         let route = key_route(c, key);
         return quote!(#b.call(#id, (#(#ins,)*), (#(#sticky,)*), (#(#outs,)*)).run_keyed(#f, #route););
     }
-    let run = if g.nodes[n].stateless() { quote!(run_replicable) } else { quote!(run) };
+    let run = if g.stateless(n) { quote!(run_replicable) } else { quote!(run) };
     quote!(#b.call(#id, (#(#ins,)*), (#(#sticky,)*), (#(#outs,)*)).#run(#f);)
 }
 

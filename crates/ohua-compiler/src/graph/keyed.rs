@@ -27,6 +27,42 @@ pub fn keyed_locals(body: &Block) -> Vec<String> {
     seen.into_iter().filter(|(_, (k, other))| *k == 1 && *other == 0).map(|(n, _)| n).collect()
 }
 
+/// The parameters whose type is evidently `Clone` (a shared reference, or a
+/// primitive number, `bool` or `char`) and that the body only reads: never
+/// binds again, assigns, or uses in a way that may mutate (a method
+/// receiver: `log.lock()` on a `&Mutex<..>` parameter makes it a state
+/// object, whose calls keep their order). A call in a loop that reads them
+/// may still run on replicas, each with its own copy (`ohua-runtime`'s
+/// `node/fan.rs`).
+pub fn cloneable_params(alg: &crate::frontend::ast::Algorithm) -> Vec<String> {
+    let mut seen: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    block(&alg.body, &mut seen);
+    alg.params
+        .iter()
+        .filter_map(|p| match &p.pat {
+            Pattern::Ident { name, mutable: false } if evidently_clone(&p.ty) => Some(name.to_string()),
+            _ => None,
+        })
+        .filter(|name| !seen.contains_key(name) && !crate::passes::scan::scan_block(&alg.body, name).mutated())
+        .collect()
+}
+
+/// `&T` (not `&mut`), or a primitive scalar type.
+fn evidently_clone(ty: &syn::Type) -> bool {
+    const SCALARS: &[&str] = &[
+        "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128", "usize", "f32", "f64", "bool",
+        "char",
+    ];
+    match ty {
+        syn::Type::Reference(r) => r.mutability.is_none(),
+        syn::Type::Path(p) => {
+            p.qself.is_none() && p.path.get_ident().is_some_and(|i| SCALARS.contains(&i.to_string().as_str()))
+        }
+        syn::Type::Paren(p) => evidently_clone(&p.elem),
+        _ => false,
+    }
+}
+
 fn block(b: &Block, seen: &mut BTreeMap<String, (usize, usize)>) {
     for s in &b.stmts {
         match s {

@@ -8,7 +8,7 @@
 mod keyed;
 mod print;
 
-pub use keyed::keyed_locals;
+pub use keyed::{cloneable_params, keyed_locals};
 pub use print::{kind_str, print_graph, to_dot};
 
 use crate::ir::Code;
@@ -28,6 +28,9 @@ pub struct Graph {
     /// The keyed locals of the algorithm (`keyed.rs`): calls on them may be
     /// replicated by key.
     pub keyed: Vec<String>,
+    /// Parameters of an evidently `Clone` type that nothing rebinds: a call
+    /// in a loop that reads them is still replicable (`keyed.rs`).
+    pub cloneable: Vec<String>,
 }
 
 /// One arc from an output port to an input port.
@@ -58,14 +61,6 @@ pub struct Node {
     pub inputs: usize,
     /// Number of output ports.
     pub outputs: usize,
-}
-
-impl Node {
-    /// A call without sticky inputs (no state object or captured value)
-    /// inside a loop: the runtime may replicate it (`NodeInfo::replicable`).
-    pub fn stateless(&self) -> bool {
-        self.depth >= 1 && matches!(&self.kind, Kind::Call(c) if c.sticky.is_empty())
-    }
 }
 
 /// Operator kinds; see the runtime's `node/README.md` for their semantics.
@@ -137,7 +132,17 @@ impl Graph {
     /// Whether node `n` may run on replicas: a call without state in a
     /// loop, or a call on a keyed state ([`Graph::keyed_call`]).
     pub fn replicable(&self, n: NodeId) -> bool {
-        self.nodes[n].stateless() || self.keyed_call(n).is_some()
+        self.stateless(n) || self.keyed_call(n).is_some()
+    }
+
+    /// A call inside a loop without state: its sticky inputs, if any, are
+    /// parameters of an evidently `Clone` type that nothing mutates (a
+    /// parameter is never a state object: it is not rebound or assigned).
+    pub fn stateless(&self, n: NodeId) -> bool {
+        let node = &self.nodes[n];
+        node.depth >= 1
+            && matches!(&node.kind, Kind::Call(c)
+                if c.sticky.iter().all(|s| self.cloneable.iter().any(|p| s.ident == p.as_str())))
     }
 
     /// Arcs leaving `(node, port)`.

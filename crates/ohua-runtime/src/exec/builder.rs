@@ -6,8 +6,9 @@ use crate::graph::GraphInfo;
 use crate::keyed::{KeyFn, Keyed};
 use crate::node::call::Call;
 use crate::node::chain::Stage;
+use crate::node::fan::{FanSticky, StickyJoin};
 use crate::node::inputs::DataInputs;
-use crate::node::keyed::{KeyedMerge, KeyedScatter};
+use crate::node::keyed::KeyedScatter;
 use crate::node::outputs::OutputSet;
 use crate::node::replicate::{order_capacity, Gather, Scatter, LANE_DEPTH, REORDER_DEPTH};
 use crate::node::sticky::{Sticky, StickySet};
@@ -236,17 +237,20 @@ impl<'a> Builder<'a> {
 
     /// Install node `id`, whose values `inputs` deliver and whose results
     /// go to `outputs`, on the replicas of the plan: a [`Scatter`] as the
-    /// node's operator, `replica(lane in, lane out)` for each replica, and
-    /// a [`Gather`]. `into`/`from` convert between the ports' tuples and
-    /// the lanes' values.
+    /// node's operator, `replica(k, lane in, lane out)` for each replica k,
+    /// and a [`Gather`]. `into`/`from` convert between the ports' tuples and
+    /// the lanes' values; `markers_to_all`: the replicas hold sticky values
+    /// and must see every marker.
+    #[allow(clippy::too_many_arguments)] // one call site per kind of replica
     pub(crate) fn replicate<I, O, T, U, R>(
         &mut self,
         id: usize,
         inputs: I,
         outputs: O,
+        markers_to_all: bool,
         into: impl FnMut(I::Item) -> T + Send + 'a,
         from: impl FnMut(U) -> O::Item + Send + 'a,
-        mut replica: impl FnMut(In<T>, Out<U>) -> R,
+        mut replica: impl FnMut(usize, In<T>, Out<U>) -> R,
     ) where
         I: DataInputs + 'a,
         O: OutputSet + 'a,
@@ -257,12 +261,18 @@ impl<'a> Builder<'a> {
         let (to_replicas, lanes_in) = self.lanes::<T>(id, true, LANE_DEPTH);
         let (from_replicas, lanes_out) = self.lanes::<U>(id, false, REORDER_DEPTH);
         let (order, order_rx) = self.order_arc(id);
-        self.install(id, Box::new(Scatter::new(inputs, to_replicas, order, into)));
+        let scatter = Scatter::new(inputs, to_replicas, order, into).markers_to_all(markers_to_all);
+        self.install(id, Box::new(scatter));
         for (k, (lane_in, lane_out)) in lanes_in.into_iter().zip(from_replicas).enumerate() {
-            let node = replica(In::new(lane_in), Out::new(vec![lane_out]));
+            let node = replica(k, In::new(lane_in), Out::new(vec![lane_out]));
             self.install_extra(id, Role::Replica(k), Box::new(node));
         }
-        self.install_extra(id, Role::Merge, Box::new(Gather::new(order_rx, lanes_out, outputs, from)));
+        let gather = if markers_to_all {
+            Gather::with_markers_in_lanes(order_rx, lanes_out, outputs, from)
+        } else {
+            Gather::new(order_rx, lanes_out, outputs, from)
+        };
+        self.install_extra(id, Role::Merge, Box::new(gather));
     }
 
     /// Record that nodes `ids[1..]` are fused into `ids[0]`.
@@ -332,40 +342,46 @@ where
     }
 }
 
-impl<'a, I, O> CallPorts<'_, 'a, I, (), O>
+impl<'a, I, S, O> CallPorts<'_, 'a, I, S, O>
 where
     I: DataInputs + 'a,
+    S: FanSticky + 'a,
     O: OutputSet + 'a,
     I::Item: Send + 'a,
     O::Item: Send + 'a,
 {
-    /// Install the operator of a call without state (a replicable node):
+    /// Install the operator of a call without state (a replicable node,
+    /// whose sticky inputs, if any, are read-only values of a `Clone` type):
     /// as [`CallPorts::run`] if the plan runs it once, else on the plan's
-    /// replicas, each with its own clone of `f`, results merged back in
-    /// order (`node/replicate.rs`).
+    /// replicas, each with its own clone of `f` and of the sticky values,
+    /// results merged back in order (`node/replicate.rs`, `node/fan.rs`).
     ///
     /// # Panics
     ///
     /// As [`Builder::node`].
     pub fn run_replicable<F>(self, f: F)
     where
-        F: FnMut(I::Item, ()) -> ((), O::Item) + Clone + Send + 'a,
+        F: FnMut(I::Item, S::Values) -> (S::Values, O::Item) + Clone + Send + 'a,
     {
         if !self.builder.plan.is_replicated(self.id) {
             return self.run(f);
         }
-        let CallPorts { builder, id, inputs, outputs, .. } = self;
+        let CallPorts { builder, id, inputs, sticky, outputs } = self;
+        let mut copies = sticky.fan(builder, id, builder.plan.replicas[id]).into_iter();
+        let holds = S::HOLDS_VALUES;
         builder.replicate(
             id,
             inputs,
             outputs,
+            holds,
             |args| args,
             |results| results,
-            |lane_in, lane_out| {
+            |_, lane_in, lane_out| {
                 let mut f = f.clone();
-                Call::new((lane_in,), (), (lane_out,), move |(args,), ()| {
-                    let ((), results) = f(args, ());
-                    ((), (results,))
+                let sticky = copies.next().expect("one set of sticky values per replica");
+                Call::new((lane_in,), sticky, (lane_out,), move |(args,), values| {
+                    let (values, results) = f(args, values);
+                    (values, (results,))
                 })
             },
         );
@@ -420,6 +436,6 @@ where
         }
         let gather = Gather::with_markers_in_lanes(order_rx, results_in, outputs, |results| results);
         builder.install_extra(id, Role::Merge, Box::new(gather));
-        builder.install_extra(id, Role::Merge, Box::new(KeyedMerge::new(released_in, release)));
+        builder.install_extra(id, Role::Merge, Box::new(StickyJoin::new(released_in, release, T::merge)));
     }
 }

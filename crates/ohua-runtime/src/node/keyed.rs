@@ -3,7 +3,7 @@
 //!
 //! ```text
 //!  state ─▶ ┌──────────────┐ ─ part k, markers ─▶ ┌───────────┐ ─ part k ─▶ ┌─────────────┐
-//!  data  ─▶ │ KeyedScatter │ ─ items of k's keys ─▶│ replica k │             │ KeyedMerge  │─▶ state
+//!  data  ─▶ │ KeyedScatter │ ─ items of k's keys ─▶│ replica k │             │ StickyJoin  │─▶ state
 //!           └──────────────┘ ─ markers to all ───▶ └───────────┘ ─ results ─▶ Gather ─▶ outputs
 //! ```
 //!
@@ -17,15 +17,15 @@
 //!   calls for one key reach one replica, in order.
 //! * The [`Gather`](super::replicate::Gather) follows the order arc (a
 //!   marker there is taken from every lane, as every replica forwards it).
-//! * [`KeyedMerge`] takes the parts the replicas release at the end of an
-//!   activation, in replica order, and sends `Keyed::merge` of them where
-//!   the state would have gone.
+//! * A [`StickyJoin`](super::fan::StickyJoin) takes the parts the replicas
+//!   release at the end of an activation, in replica order, and sends
+//!   `Keyed::merge` of them where the state would have gone.
 
-use crate::arc::{Receiver, Sender};
+use crate::arc::Sender;
 use crate::graph::GraphInfo;
 use crate::keyed::{Groups, KeyFn, Keyed};
 use crate::packet::Packet;
-use crate::port::{In, Out};
+use crate::port::In;
 
 use super::inputs::{DataInputs, Head};
 use super::{Node, Step};
@@ -194,70 +194,6 @@ impl<I: DataInputs, T, K> Drop for KeyedScatter<I, T, K> {
     }
 }
 
-/// Merges the state parts the replicas release back into one state.
-pub struct KeyedMerge<T> {
-    parts: Vec<Receiver<T>>,
-    out: Out<T>,
-}
-
-impl<T: Keyed> KeyedMerge<T> {
-    /// Merge what `parts` release (one lane per replica, in replica order)
-    /// into `out`.
-    pub fn new(parts: Vec<Receiver<T>>, out: Out<T>) -> Self {
-        KeyedMerge { parts, out }
-    }
-}
-
-impl<T: Keyed> Node for KeyedMerge<T> {
-    fn step(&mut self, budget: usize) -> Step {
-        let mut done = 0;
-        while done < budget && self.out.room() > 0 {
-            let heads: Vec<Option<Option<u16>>> = self
-                .parts
-                .iter()
-                .map(|p| match p.peek() {
-                    Some(Packet::Data(_)) => Some(None),
-                    Some(Packet::End(l)) => Some(Some(*l)),
-                    None => None,
-                })
-                .collect();
-            if heads.iter().any(Option::is_none) {
-                if done == 0 && self.parts.iter().all(Receiver::is_closed) {
-                    return Step::Done;
-                }
-                break;
-            }
-            match heads[0].flatten() {
-                None => {
-                    let parts: Vec<T> = self
-                        .parts
-                        .iter_mut()
-                        .map(|p| match p.pop() {
-                            Some(Packet::Data(part)) => part,
-                            _ => panic!("ohua internal error: replicas released a state out of step"),
-                        })
-                        .collect();
-                    self.out.send(T::merge(parts));
-                }
-                Some(level) => {
-                    for p in &mut self.parts {
-                        let end = matches!(p.pop(), Some(Packet::End(l)) if l == level);
-                        assert!(end, "ohua internal error: replicas released markers out of step");
-                    }
-                    self.out.send_end(level);
-                }
-            }
-            done += 1;
-        }
-        Step::after(done)
-    }
-
-    fn flush(&mut self) {
-        self.parts.iter_mut().for_each(Receiver::flush);
-        self.out.flush();
-    }
-}
-
 /// Key routing under loom: a keyed scatter, replica 0, the gather and the
 /// merge of the state driven by one thread (as in the operator's section),
 /// replica 1 on another. In every interleaving (up to three preemptions),
@@ -265,10 +201,11 @@ impl<T: Keyed> Node for KeyedMerge<T> {
 /// input order, and the merged state holds every key's calls in order.
 #[cfg(all(test, loom))]
 mod loom_models {
-    use super::{KeyedMerge, KeyedScatter};
+    use super::KeyedScatter;
     use crate::arc::channel;
     use crate::keyed::{Groups, KeyFn, KeyOf, Keyed};
     use crate::node::call::Call;
+    use crate::node::fan::StickyJoin;
     use crate::node::replicate::Gather;
     use crate::node::sticky::Sticky;
     use crate::node::{Node, Step};
@@ -389,7 +326,7 @@ mod loom_models {
                 Some(KeyedScatter::new((In::new(data_rx),), In::new(state_rx), lanes, parts, order, route));
             let mut gather =
                 Some(Gather::with_markers_in_lanes(order_rx, results, (Out::new(vec![out]),), |r: (usize,)| r));
-            let mut merge = Some(KeyedMerge::new(released, Out::new(vec![merged])));
+            let mut merge = Some(StickyJoin::new(released, Out::new(vec![merged]), Calls::merge));
             loop {
                 step(&mut scatter);
                 step(&mut own);

@@ -60,6 +60,7 @@ pub mod call;
 pub mod carry;
 pub mod chain;
 mod describe;
+pub mod fan;
 pub mod inputs;
 pub mod keyed;
 pub mod outputs;

@@ -85,6 +85,9 @@ pub struct Scatter<I, T, C> {
     into: C,
     /// Where the search for the emptiest lane starts (rotates on ties).
     next: usize,
+    /// The replicas hold sticky values (`fan.rs`): every replica must see
+    /// every marker, to release them at the end of their activation.
+    markers_to_all: bool,
 }
 
 impl<I, T, C> Scatter<I, T, C>
@@ -101,7 +104,15 @@ where
     /// If there are no lanes or more than `u16::MAX`.
     pub fn new(inputs: I, lanes: Vec<Sender<T>>, order: Sender<u16>, into: C) -> Self {
         assert!(!lanes.is_empty() && lanes.len() <= usize::from(u16::MAX), "ohua: a scatter needs 1..=65535 lanes");
-        Scatter { inputs, lanes, order, into, next: 0 }
+        Scatter { inputs, lanes, order, into, next: 0, markers_to_all: false }
+    }
+
+    /// Send every marker to every lane too (for replicas that hold sticky
+    /// values); the merge then takes it from every lane
+    /// ([`Gather::with_markers_in_lanes`]).
+    pub(crate) fn markers_to_all(mut self, yes: bool) -> Self {
+        self.markers_to_all = yes;
+        self
     }
 
     /// The lane with the most room, searching from `next`; `None` if all are full.
@@ -143,10 +154,13 @@ where
                     break;
                 }
                 Head::End(level) => {
-                    if self.order.room() == 0 {
+                    if self.order.room() == 0 || (self.markers_to_all && self.lanes.iter_mut().any(|l| l.room() == 0)) {
                         break;
                     }
                     self.inputs.pop_end();
+                    if self.markers_to_all {
+                        self.lanes.iter_mut().for_each(|l| l.push(Packet::End(level)));
+                    }
                     self.order.push(Packet::End(level));
                 }
                 Head::Data => {

@@ -29,7 +29,13 @@ use context::{Ctx, CtxId};
 pub fn lower(ir: &Ir) -> Result<Graph> {
     let mut l = Lower {
         ir,
-        g: Graph { name: ir.name.clone(), nodes: Vec::new(), arcs: Vec::new(), keyed: Vec::new() },
+        g: Graph {
+            name: ir.name.clone(),
+            nodes: Vec::new(),
+            arcs: Vec::new(),
+            keyed: Vec::new(),
+            cloneable: Vec::new(),
+        },
         ctxs: vec![Ctx::top()],
         def: HashMap::new(),
         switched: HashMap::new(),
