@@ -467,3 +467,21 @@ fn a_parameter_used_through_a_method_stays_a_state_and_keeps_its_order() {
     let square = reports[0].nodes.iter().find(|s| s.name.starts_with("locked/slow_square")).expect("the call");
     assert_eq!(square.replicas.len(), 3, "{}", reports[0]);
 }
+
+#[ohua::algorithm]
+fn with_table(xs: Vec<u64>, n: u64) -> Vec<u64> {
+    let table = ohua::shared((0..n).map(|i| i * 7).collect::<Vec<u64>>());
+    let ys: Vec<u64> = xs.into_iter().map(|x| weighted(x, 2, &table)).collect();
+    ys
+}
+
+#[test]
+fn a_call_that_reads_a_shared_local_runs_on_replicas() {
+    let expected = ohua::sequential(|| with_table(inputs(), 13));
+    check(|| with_table(inputs(), 13));
+    let d = rules("with_table/weighted#.*", 3, SectionStrategy::PerOperator);
+    let (got, reports) = ohua::profile(|| ohua::with_deployment(d, || with_table(inputs(), 13)));
+    assert_eq!(got, expected);
+    let node = reports[0].nodes.iter().find(|s| s.name.starts_with("with_table/weighted")).unwrap();
+    assert_eq!(node.replicas.len(), 3, "{}", reports[0]);
+}

@@ -134,6 +134,30 @@ pub fn profile<R>(f: impl FnOnce() -> R) -> (R, Vec<RunReport>) {
 pub use ohua_runtime::deploy::{DeployError, Deployment, ReplicaRule, Replication, SectionRule, SectionStrategy};
 pub use ohua_runtime::keyed::{keyed, Groups, KeyOf, Keyed, KEY_GROUPS};
 
+/// Declare a read-only value that calls in loops may share:
+/// `let params = ohua::shared(load());` is an `Arc` of the value, and a
+/// stateless call in a loop that reads it (`heavy(x, &params)`) may still
+/// run on replicas, each with its own handle (the README's "Data
+/// parallelism"). Without it, a call that reads a local from before the
+/// loop runs once: the compiler cannot see whether the local's type is
+/// `Clone`.
+///
+/// # Example
+///
+/// ```
+/// fn heavy(x: u64, table: &[u64]) -> u64 { x * table[x as usize % table.len()] }
+/// #[ohua::algorithm]
+/// fn lookups(xs: Vec<u64>) -> Vec<u64> {
+///     let table = ohua::shared(vec![1, 2, 3]);
+///     let ys: Vec<u64> = xs.into_iter().map(|x| heavy(x, &table)).collect();
+///     ys
+/// }
+/// assert_eq!(lookups(vec![1, 2, 3]), vec![2, 6, 3]);
+/// ```
+pub fn shared<T>(value: T) -> std::sync::Arc<T> {
+    std::sync::Arc::new(value)
+}
+
 /// Read the `OHUA_CONFIG` file and the `OHUA_*` environment variables again.
 ///
 /// They are read once per process, at the first call of an algorithm that

@@ -21,9 +21,15 @@ use crate::ir::Code;
 
 /// The names of the keyed locals of an algorithm body.
 pub fn keyed_locals(body: &Block) -> Vec<String> {
-    // name -> (keyed bindings, other bindings or assignments)
+    marked_locals(body, "keyed")
+}
+
+/// Locals bound once, by `let s = ..MARKER(..);`, and never again nor
+/// assigned.
+fn marked_locals(body: &Block, marker: &str) -> Vec<String> {
+    // name -> (marked bindings, other bindings or assignments)
     let mut seen: BTreeMap<String, (usize, usize)> = BTreeMap::new();
-    block(body, &mut seen);
+    block(body, marker, &mut seen);
     seen.into_iter().filter(|(_, (k, other))| *k == 1 && *other == 0).map(|(n, _)| n).collect()
 }
 
@@ -34,17 +40,22 @@ pub fn keyed_locals(body: &Block) -> Vec<String> {
 /// object, whose calls keep their order). A call in a loop that reads them
 /// may still run on replicas, each with its own copy (`ohua-runtime`'s
 /// `node/fan.rs`).
+///
+/// Also the locals declared `let s = ohua::shared(..);` (an `Arc`), bound
+/// once and never mutated.
 pub fn cloneable_params(alg: &crate::frontend::ast::Algorithm) -> Vec<String> {
     let mut seen: BTreeMap<String, (usize, usize)> = BTreeMap::new();
-    block(&alg.body, &mut seen);
-    alg.params
+    block(&alg.body, "", &mut seen);
+    let read_only = |name: &String| !crate::passes::scan::scan_block(&alg.body, name).mutated();
+    let params = alg
+        .params
         .iter()
         .filter_map(|p| match &p.pat {
             Pattern::Ident { name, mutable: false } if evidently_clone(&p.ty) => Some(name.to_string()),
             _ => None,
         })
-        .filter(|name| !seen.contains_key(name) && !crate::passes::scan::scan_block(&alg.body, name).mutated())
-        .collect()
+        .filter(|name| !seen.contains_key(name));
+    params.chain(marked_locals(&alg.body, "shared")).filter(read_only).collect()
 }
 
 /// `&T` (not `&mut`), or a primitive scalar type.
@@ -63,23 +74,24 @@ fn evidently_clone(ty: &syn::Type) -> bool {
     }
 }
 
-fn block(b: &Block, seen: &mut BTreeMap<String, (usize, usize)>) {
+fn block(b: &Block, marker: &str, seen: &mut BTreeMap<String, (usize, usize)>) {
     for s in &b.stmts {
         match s {
             Stmt::Let { pat, init, .. } => {
-                let is_keyed = matches!((pat, init), (Pattern::Ident { .. }, Expr::Node(n)) if is_keyed_call(&n.expr));
-                bound(pat, is_keyed, seen);
-                expr(init, seen);
+                let marked =
+                    matches!((pat, init), (Pattern::Ident { .. }, Expr::Node(n)) if is_marker_call(&n.expr, marker));
+                bound(pat, marked, seen);
+                expr(init, marker, seen);
             }
             Stmt::Assign { target, value, .. } => {
                 seen.entry(target.to_string()).or_default().1 += 1;
-                expr(value, seen);
+                expr(value, marker, seen);
             }
-            Stmt::Expr { expr: e, .. } => expr(e, seen),
+            Stmt::Expr { expr: e, .. } => expr(e, marker, seen),
         }
     }
     if let Some(t) = &b.tail {
-        expr(t, seen);
+        expr(t, marker, seen);
     }
 }
 
@@ -101,50 +113,50 @@ fn bound(pat: &Pattern, keyed: bool, seen: &mut BTreeMap<String, (usize, usize)>
 /// The bindings in structural sub-expressions (a node's own inner
 /// bindings cannot shadow a local used by other operators, so they are not
 /// looked at).
-fn expr(e: &Expr, seen: &mut BTreeMap<String, (usize, usize)>) {
+fn expr(e: &Expr, m: &str, seen: &mut BTreeMap<String, (usize, usize)>) {
     match e {
         Expr::Node(_) => {}
-        Expr::Block(b) => block(b, seen),
+        Expr::Block(b) => block(b, m, seen),
         Expr::If { cond, then, else_, .. } => {
-            expr(cond, seen);
-            block(then, seen);
+            expr(cond, m, seen);
+            block(then, m, seen);
             if let Some(e) = else_ {
-                expr(e, seen);
+                expr(e, m, seen);
             }
         }
         Expr::Match { scrutinee, arms, .. } => {
-            expr(scrutinee, seen);
+            expr(scrutinee, m, seen);
             for arm in arms {
                 for b in &arm.bindings {
                     seen.entry(b.to_string()).or_default().1 += 1;
                 }
-                expr(&arm.body, seen);
+                expr(&arm.body, m, seen);
             }
         }
         Expr::For { pat, iter, body, .. } => {
             bound(pat, false, seen);
-            expr(iter, seen);
-            block(body, seen);
+            expr(iter, m, seen);
+            block(body, m, seen);
         }
         Expr::While { cond, body, .. } => {
-            expr(cond, seen);
-            block(body, seen);
+            expr(cond, m, seen);
+            block(body, m, seen);
         }
         Expr::MapCollect { iter, pat, body, .. } => {
             bound(pat, false, seen);
-            expr(iter, seen);
-            expr(body, seen);
+            expr(iter, m, seen);
+            expr(body, m, seen);
         }
-        Expr::AlgoCall { args, .. } => args.iter().for_each(|a| expr(a, seen)),
+        Expr::AlgoCall { args, .. } => args.iter().for_each(|a| expr(a, m, seen)),
     }
 }
 
-/// `keyed(..)` or `path::keyed(..)` with one argument.
-fn is_keyed_call(e: &syn::Expr) -> bool {
+/// `MARKER(..)` or `path::MARKER(..)` with one argument.
+fn is_marker_call(e: &syn::Expr, marker: &str) -> bool {
     match e {
         syn::Expr::Call(c) => {
             c.args.len() == 1
-                && matches!(&*c.func, syn::Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "keyed"))
+                && matches!(&*c.func, syn::Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == marker))
         }
         _ => false,
     }
