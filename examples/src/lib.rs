@@ -1,6 +1,8 @@
 //! Shared helpers for the example binaries: a tiny seeded PRNG, argument
 //! parsing and best-of-N timing.
 
+pub mod web;
+
 use std::time::{Duration, Instant};
 
 /// A xorshift64* generator: deterministic, dependency-free input generation.

@@ -1,0 +1,72 @@
+//! The value that flows through the server's loop body: a connection and
+//! how far its current request has come.
+
+use std::sync::Arc;
+
+use super::Conn;
+
+/// A connection and the step its current exchange is at. Each operator
+/// does its part for the steps it knows and passes the others on.
+pub struct Exchange {
+    pub(crate) conn: Conn,
+    pub(crate) step: Step,
+}
+
+/// How far an exchange has come.
+pub enum Step {
+    /// `read`: the connection holds bytes of a request.
+    Input,
+    /// `read`: a response is partly written; finish it.
+    Flush,
+    /// `parse`: the request is not complete yet; wait for more bytes.
+    Incomplete,
+    /// `parse`: a well-formed `GET` or `HEAD`.
+    Request(Request),
+    /// `load`: what to send.
+    Found(Found),
+    /// Any step: answer with this error status and close the connection.
+    Fail(u16),
+    /// `compose`: the response is in the connection's output buffers.
+    Send,
+    /// The client closed the connection, or it failed: drop it.
+    Gone,
+}
+
+/// A parsed request the server can answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Request {
+    /// `HEAD` (headers only) or `GET`.
+    pub head_only: bool,
+    /// The decoded path, without query, relative to the document root:
+    /// segments joined by `/`, none of them empty, `.` or `..`.
+    pub path: String,
+    /// Keep the connection open after the response.
+    pub keep_alive: bool,
+    /// `HTTP/1.0` (0) or `HTTP/1.1` (1).
+    pub minor_version: u8,
+}
+
+/// A resource to send.
+#[derive(Debug, Clone)]
+pub struct Found {
+    /// The response status (200, or an error with a short text body).
+    pub status: u16,
+    /// The `Content-Type`.
+    pub content_type: &'static str,
+    /// The body (not sent for `HEAD`, but its length is).
+    pub body: Arc<[u8]>,
+    /// From the request.
+    pub head_only: bool,
+    /// From the request; an error status closes the connection anyway.
+    pub keep_alive: bool,
+}
+
+impl Exchange {
+    /// The path requested, if this exchange holds a parsed request.
+    pub fn path(&self) -> Option<&str> {
+        match &self.step {
+            Step::Request(r) => Some(&r.path),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,194 @@
+//! `load`: the document root and the files in it.
+
+use std::collections::HashMap;
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::exchange::{Exchange, Found, Request, Step};
+
+/// The directory the server serves, resolved once (symlinks and all), so
+/// every file can be checked to lie below it.
+#[derive(Debug, Clone)]
+pub struct Root {
+    dir: PathBuf,
+    /// Keep files in memory once read ([`Files`]' cache).
+    pub cache: bool,
+    /// The largest file served; larger ones get 500 (a file is read into
+    /// memory to be sent).
+    pub max_file: u64,
+}
+
+impl Root {
+    /// The document root at `dir`.
+    ///
+    /// # Errors
+    ///
+    /// If `dir` does not exist or is not a directory.
+    pub fn new(dir: &Path, cache: bool) -> io::Result<Root> {
+        let max_file = super::Limits::default().max_file;
+        let dir = dir.canonicalize()?;
+        if !dir.is_dir() {
+            return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{} is not a directory", dir.display())));
+        }
+        Ok(Root { dir, cache, max_file })
+    }
+
+    /// The directory, resolved.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The file a request path names: `index.html` for a directory. The
+    /// path is resolved (symlinks) and must stay below the root.
+    ///
+    /// # Errors
+    ///
+    /// 404 for no such file, 403 for a file outside the root or one the
+    /// server may not read.
+    pub fn resolve(&self, path: &str) -> Result<PathBuf, u16> {
+        let mut file = self.dir.join(path);
+        if file.is_dir() {
+            file.push("index.html");
+        }
+        let resolved = file.canonicalize().map_err(status_of)?;
+        if !resolved.starts_with(&self.dir) {
+            return Err(403);
+        }
+        if !resolved.is_file() {
+            return Err(404);
+        }
+        Ok(resolved)
+    }
+}
+
+fn status_of(e: io::Error) -> u16 {
+    match e.kind() {
+        io::ErrorKind::NotFound => 404,
+        io::ErrorKind::PermissionDenied => 403,
+        _ => 500,
+    }
+}
+
+/// The `Content-Type` for a file name's extension.
+///
+/// # Example
+///
+/// ```
+/// assert_eq!(ohua_examples::web::content_type("a/b.html"), "text/html; charset=utf-8");
+/// assert_eq!(ohua_examples::web::content_type("x"), "application/octet-stream");
+/// ```
+pub fn content_type(path: &str) -> &'static str {
+    match path.rsplit_once('.').map(|(_, ext)| ext.to_ascii_lowercase()).as_deref() {
+        Some("html" | "htm") => "text/html; charset=utf-8",
+        Some("txt") => "text/plain; charset=utf-8",
+        Some("css") => "text/css",
+        Some("js") => "text/javascript",
+        Some("json") => "application/json",
+        Some("png") => "image/png",
+        Some("jpg" | "jpeg") => "image/jpeg",
+        Some("gif") => "image/gif",
+        Some("svg") => "image/svg+xml",
+        Some("ico") => "image/x-icon",
+        _ => "application/octet-stream",
+    }
+}
+
+/// `load` from disk, with an optional cache: a state object of the
+/// server's algorithm (the cache is its state; off by default, as the
+/// dissertation's server, which reads each file per request).
+pub struct Files {
+    root: Root,
+    cache: HashMap<PathBuf, Arc<[u8]>>,
+}
+
+impl Files {
+    /// Serve from `root`.
+    pub fn new(root: &Root) -> Self {
+        Files { root: root.clone(), cache: HashMap::new() }
+    }
+
+    /// `load`: the file the request names, or the error status.
+    pub fn load(&mut self, ex: Exchange) -> Exchange {
+        answer(ex, |r| self.read(r))
+    }
+
+    fn read(&mut self, r: &Request) -> Result<(Arc<[u8]>, &'static str), u16> {
+        let file = self.root.resolve(&r.path)?;
+        let kind = content_type(&file.to_string_lossy());
+        if let Some(body) = self.cache.get(&file) {
+            return Ok((body.clone(), kind));
+        }
+        let mut f = std::fs::File::open(&file).map_err(status_of)?;
+        let len = f.metadata().map_err(status_of)?.len();
+        if len > self.root.max_file {
+            return Err(500);
+        }
+        let mut bytes = Vec::with_capacity(len as usize);
+        f.read_to_end(&mut bytes).map_err(status_of)?;
+        let body: Arc<[u8]> = bytes.into();
+        if self.root.cache {
+            self.cache.insert(file, body.clone());
+        }
+        Ok((body, kind))
+    }
+}
+
+/// `load-ram` of Fig. 2.25: the small resources under `news/`, read into
+/// memory once at start, so answering them never touches the disk.
+pub struct Snippets {
+    files: HashMap<String, Arc<[u8]>>,
+}
+
+/// The prefix of the resources [`Snippets`] holds.
+pub const SNIPPETS: &str = "news/";
+
+impl Snippets {
+    /// The files directly in `root/news/` (not in its subdirectories).
+    pub fn new(root: &Root) -> Self {
+        let mut files = HashMap::new();
+        let dir = root.dir().join(SNIPPETS);
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            // Only regular files below the root: a symlink out is skipped.
+            if let Ok(path) = root.resolve(&format!("{SNIPPETS}{name}")) {
+                if let Ok(bytes) = std::fs::read(path) {
+                    files.insert(format!("{SNIPPETS}{name}"), bytes.into());
+                }
+            }
+        }
+        Snippets { files }
+    }
+
+    /// `load-ram`: the snippet the request names, or 404.
+    pub fn load(&mut self, ex: Exchange) -> Exchange {
+        answer(ex, |r| self.files.get(&r.path).map(|b| (b.clone(), content_type(&r.path))).ok_or(404))
+    }
+}
+
+/// Turn a request into what to send, by `body`; pass other steps on.
+fn answer(mut ex: Exchange, body: impl FnOnce(&Request) -> Result<(Arc<[u8]>, &'static str), u16>) -> Exchange {
+    let Step::Request(r) = &ex.step else { return ex };
+    ex.step = match body(r) {
+        Ok((body, content_type)) => {
+            Step::Found(Found { status: 200, content_type, body, head_only: r.head_only, keep_alive: r.keep_alive })
+        }
+        // A missing or forbidden file keeps the connection (as nginx does).
+        Err(status) => Step::Found(Found {
+            status,
+            content_type: "text/plain; charset=utf-8",
+            body: super::respond::error_body(status),
+            head_only: r.head_only,
+            keep_alive: r.keep_alive,
+        }),
+    };
+    ex
+}
+
+/// `route` of Fig. 2.25: whether the request is for a snippet (kept in
+/// memory) rather than a file on disk. Errors and other steps go the disk
+/// way (they do not touch it).
+pub fn route(ex: Exchange) -> (Exchange, bool) {
+    let in_ram = ex.path().is_some_and(|p| p.starts_with(SNIPPETS));
+    (ex, in_ram)
+}

@@ -1,0 +1,54 @@
+//! The server's statistics: a state object at the end of the loop.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use super::Served;
+
+/// Responses by status, bytes written, connections closed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ServeStats {
+    /// Complete responses by status.
+    pub by_status: BTreeMap<u16, u64>,
+    /// Bytes of complete responses.
+    pub bytes: u64,
+    /// Connections closed.
+    pub closed: u64,
+    /// Times a connection went back to wait for more bytes or room.
+    pub waits: u64,
+}
+
+impl ServeStats {
+    /// No responses yet.
+    pub fn new() -> Self {
+        ServeStats::default()
+    }
+
+    /// Count what `reply` did.
+    pub fn record(&mut self, s: Served) {
+        match s {
+            Served::Answered { status, bytes, closed } => {
+                *self.by_status.entry(status).or_default() += 1;
+                self.bytes += bytes as u64;
+                self.closed += u64::from(closed);
+            }
+            Served::Waiting => self.waits += 1,
+            Served::Closed => self.closed += 1,
+        }
+    }
+
+    /// Complete responses.
+    pub fn responses(&self) -> u64 {
+        self.by_status.values().sum()
+    }
+}
+
+impl fmt::Display for ServeStats {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} responses (", self.responses())?;
+        for (i, (status, n)) in self.by_status.iter().enumerate() {
+            write!(f, "{}{status}: {n}", if i > 0 { ", " } else { "" })?;
+        }
+        write!(f, "), {} bytes, {} connections closed", self.bytes, self.closed)
+    }
+}

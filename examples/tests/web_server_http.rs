@@ -1,0 +1,160 @@
+//! The web server speaks HTTP/1.1 correctly, and answers exactly as its
+//! sequential execution does under every section strategy.
+
+mod web;
+
+use std::io::Write;
+use std::time::Duration;
+
+use ohua_examples::web::{Limits, Run, Variant};
+use web::client::{connect, exchange, get_on, is_closed, read_response, Response};
+use web::{strategy_files, TestServer};
+
+#[test]
+fn serves_files_with_their_length_and_type_and_keeps_the_connection() {
+    let srv = TestServer::default();
+    let mut s = connect(srv.addr);
+    let index = get_on(&mut s, "/");
+    assert_eq!(index.status, 200);
+    assert_eq!(index.header("content-type"), Some("text/html; charset=utf-8"));
+    assert_eq!(index.body, std::fs::read(srv.root().join("index.html")).unwrap());
+    let logo = get_on(&mut s, "/logo.png");
+    assert_eq!(logo.header("content-type"), Some("image/png"));
+    assert!(logo.body.starts_with(b"\x89PNG\r\n\x1a\n"));
+    for i in 0..50 {
+        let large = get_on(&mut s, &format!("/articles/{}.html", i % 7));
+        assert_eq!(large.status, 200);
+        assert_eq!(large.body.len(), 20 * 1024);
+        assert_eq!(large.header("content-length"), Some("20480"));
+    }
+    let missing = get_on(&mut s, "/no/such/file");
+    assert_eq!(missing.status, 404);
+    // A 404 keeps the connection, as nginx does.
+    assert_eq!(get_on(&mut s, "/small.html").status, 200);
+    let stats = srv.stop();
+    assert_eq!(stats.by_status.get(&200), Some(&53));
+    assert_eq!(stats.by_status.get(&404), Some(&1));
+}
+
+#[test]
+fn head_sends_the_length_but_no_body() {
+    let srv = TestServer::default();
+    let r = exchange(srv.addr, b"HEAD /large.html HTTP/1.1\r\nHost: x\r\n\r\n").expect("a response");
+    assert_eq!(r.status, 200);
+    assert_eq!(r.header("content-length"), Some("20480"));
+    assert!(r.body.is_empty());
+}
+
+#[test]
+fn pipelined_requests_in_one_write_are_answered_in_order() {
+    let srv = TestServer::default();
+    let mut s = connect(srv.addr);
+    let mut burst = Vec::new();
+    for i in 0..20 {
+        write!(burst, "GET /news/{i}.html HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+    }
+    s.write_all(&burst).unwrap();
+    for i in 0..20 {
+        let r = read_response(&mut s, false).expect("a response per request");
+        assert_eq!(r.status, 200);
+        assert!(String::from_utf8_lossy(&r.body).contains(&format!("news {i}<")), "response {i} out of order");
+    }
+}
+
+#[test]
+fn http_1_0_and_connection_close_end_the_connection_after_the_response() {
+    let srv = TestServer::default();
+    for raw in
+        [&b"GET /small.html HTTP/1.0\r\n\r\n"[..], b"GET /small.html HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"]
+    {
+        let mut s = connect(srv.addr);
+        s.write_all(raw).unwrap();
+        let r = read_response(&mut s, false).expect("a response");
+        assert_eq!((r.status, r.header("connection")), (200, Some("close")));
+        assert!(is_closed(&mut s));
+    }
+    // HTTP/1.0 with keep-alive keeps it.
+    let mut s = connect(srv.addr);
+    s.write_all(b"GET /small.html HTTP/1.0\r\nConnection: keep-alive\r\n\r\n").unwrap();
+    assert_eq!(read_response(&mut s, false).unwrap().status, 200);
+    s.write_all(b"GET /small.html HTTP/1.0\r\nConnection: keep-alive\r\n\r\n").unwrap();
+    assert_eq!(read_response(&mut s, false).unwrap().status, 200);
+}
+
+/// A fixed client script over four interleaved connections: every kind of
+/// answer the server gives, then `Connection: close` on each.
+fn script(addr: std::net::SocketAddr) -> Vec<Response> {
+    let mut conns: Vec<_> = (0..4).map(|_| connect(addr)).collect();
+    let paths = ["/", "/small.html", "/news/3.html", "/articles/9.html", "/nope", "/logo.png", "/news/"];
+    let mut out = Vec::new();
+    for round in 0..6 {
+        for (c, s) in conns.iter_mut().enumerate() {
+            let path = paths[(round * 3 + c) % paths.len()];
+            out.push(get_on(s, path).without_date());
+        }
+    }
+    for s in &mut conns {
+        s.write_all(b"GET /small.html HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").unwrap();
+        out.push(read_response(s, false).expect("the last response").without_date());
+        assert!(is_closed(s));
+    }
+    // Requests that close their connection, each on a fresh one.
+    for raw in
+        [&b"GARBAGE\r\n\r\n"[..], b"GET /%2e%2e/x HTTP/1.1\r\nHost: x\r\n\r\n", b"POST / HTTP/1.1\r\nHost: x\r\n\r\n"]
+    {
+        out.push(exchange(addr, raw).expect("an error response").without_date());
+    }
+    out
+}
+
+#[test]
+fn every_section_strategy_answers_as_sequential_execution() {
+    for variant in [Variant::Plain, Variant::Split] {
+        let srv = TestServer::start(Limits::default(), variant, Run::Sequential);
+        let expected = script(srv.addr);
+        let mut expected_stats = srv.stop();
+        expected_stats.waits = 0;
+        assert!(expected.iter().any(|r| r.status == 200) && expected.iter().any(|r| r.status == 404));
+        let mut runs = vec![("configured".to_string(), Run::Configured)];
+        runs.extend(strategy_files().into_iter().map(|(name, d)| (name, Run::Deployed(d))));
+        runs.extend(ohua_conformance_like_random(4).into_iter().map(|(n, d)| (n, Run::Deployed(d))));
+        for (name, run) in runs {
+            let t = std::time::Instant::now();
+            let srv = TestServer::start(Limits::default(), variant, run);
+            let got = script(srv.addr);
+            let t1 = t.elapsed();
+            let mut stats = srv.stop();
+            eprintln!("{name}: script {t1:?} stop {:?}", t.elapsed() - t1);
+            stats.waits = 0; // how often a connection waited depends on timing
+            assert_eq!(got, expected, "{variant:?} under {name}: responses differ from sequential execution");
+            assert_eq!(stats, expected_stats, "{variant:?} under {name}: statistics differ");
+        }
+    }
+}
+
+/// Random section mappings (and random replicas of the stateless calls).
+fn ohua_conformance_like_random(n: u64) -> Vec<(String, ohua::Deployment)> {
+    (0..n)
+        .map(|seed| {
+            let d = ohua::Deployment {
+                workers: 2,
+                sections: ohua::SectionStrategy::Random { sections: 2 + (seed % 3) as usize, seed },
+                replicas: format!("random:3:{seed}").parse().unwrap(),
+                ..ohua::Deployment::default()
+            };
+            (format!("random sections and replicas, seed {seed}"), d)
+        })
+        .collect()
+}
+
+#[test]
+fn the_server_stops_with_requests_in_flight_and_idle_connections_open() {
+    let srv = TestServer::default();
+    let mut idle = connect(srv.addr);
+    let _ = get_on(&mut idle, "/small.html");
+    let mut busy = connect(srv.addr);
+    busy.write_all(b"GET /large.html HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+    std::thread::sleep(Duration::from_millis(50));
+    let stats = srv.stop();
+    assert!(stats.responses() >= 1);
+}
