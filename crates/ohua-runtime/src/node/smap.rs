@@ -44,7 +44,26 @@ pub struct SMap<C: IntoIterator> {
     state: Iterating<C::IntoIter>,
     elements: Out<C::Item>,
     ticks: Out<()>,
+    /// A `next()` with nothing known to be ready has taken at least
+    /// [`BLOCKING_NEXT`]: the iterator waits for its items (a socket, a
+    /// channel). Then a step that has emitted an item ends instead of
+    /// calling `next()` again, so the loop body runs on that item in the
+    /// same pass of the section, and the next step blocks with nothing of
+    /// this section left to do (no rescue needed).
+    blocks: bool,
+    /// Possibly blocking `next()` calls, for sampling their time.
+    calls: u32,
 }
+
+/// A `next()` that takes this long (with a `size_hint` lower bound of 0)
+/// is taken for a wait. Until one did, the first such `next()` of a step
+/// and every [`SAMPLE_NEXT`]th are timed, so an iterator that never blocks
+/// (`filter`) pays a clock read per step and per few items, and one that is
+/// merely slow is at worst stepped item by item.
+const BLOCKING_NEXT: std::time::Duration = std::time::Duration::from_micros(20);
+
+/// One in this many possibly blocking `next()` calls is timed.
+const SAMPLE_NEXT: u32 = 8;
 
 impl<C> SMap<C>
 where
@@ -54,7 +73,7 @@ where
 {
     /// Loop entry at level `level` (the loop body is at `level + 1`).
     pub fn new(input: In<C>, level: Level, elements: Out<C::Item>, ticks: Out<()>) -> Self {
-        SMap { input, level, state: Iterating::Idle, elements, ticks }
+        SMap { input, level, state: Iterating::Idle, elements, ticks, blocks: false, calls: 0 }
     }
 
     fn room(&mut self) -> bool {
@@ -93,6 +112,8 @@ where
 {
     fn step(&mut self, budget: usize) -> Step {
         let mut done = 0;
+        // Whether a possibly blocking `next()` was timed in this step.
+        let mut timed = false;
         while done < budget && self.room() {
             match &mut self.state {
                 Iterating::Running(it) => {
@@ -103,6 +124,9 @@ where
                         let (sent, more) = emit_run(it, &mut self.elements, &mut self.ticks, room.min(ready));
                         done += sent;
                         more
+                    } else if done > 0 && self.blocks {
+                        // Let the body run on what was emitted (see `blocks`).
+                        break;
                     } else {
                         // `next()` may block (a channel, a socket): first
                         // publish what this step sent, so no item waits for
@@ -112,7 +136,14 @@ where
                             self.ticks.flush();
                         }
                         crate::exec::before_blocking(done > 0);
+                        self.calls = self.calls.wrapping_add(1);
+                        let sample = !timed || self.calls % SAMPLE_NEXT == 0;
+                        let started = (sample && !self.blocks).then(std::time::Instant::now);
+                        timed = true;
                         let (sent, more) = emit_run(it, &mut self.elements, &mut self.ticks, 1);
+                        if started.is_some_and(|t| t.elapsed() >= BLOCKING_NEXT) {
+                            self.blocks = true;
+                        }
                         done += sent;
                         more
                     };
