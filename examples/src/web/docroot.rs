@@ -22,9 +22,23 @@ pub const LARGE: usize = 20 * 1024;
 pub fn generate_root(dir: &Path) -> io::Result<()> {
     std::fs::create_dir_all(dir.join("news"))?;
     std::fs::create_dir_all(dir.join("articles"))?;
-    let index = "<!DOCTYPE html>\n<html><head><title>Ohua web server</title></head>\n<body><h1>Served by an Ohua \
-                 algorithm</h1>\n<img id=\"logo\" src=\"logo.png\" alt=\"logo\" width=\"64\" height=\"64\">\n<p><a \
-                 href=\"small.html\">small</a> <a href=\"large.html\">large</a></p>\n</body></html>\n";
+    // The script lets a headless browser tell whether the image loaded
+    // (`examples/web_server/browser-check.sh`).
+    let index = r#"<!DOCTYPE html>
+<html><head><title>Ohua web server</title></head>
+<body><h1>Served by an Ohua algorithm</h1>
+<img id="logo" src="logo.png" alt="logo" width="64" height="64">
+<p id="status">loading</p>
+<p><a href="small.html">small</a> <a href="large.html">large</a></p>
+<script>
+window.addEventListener("load", () => {
+  const img = document.getElementById("logo");
+  document.getElementById("status").textContent =
+    img.complete && img.naturalWidth === 64 ? "image loaded" : "image missing";
+});
+</script>
+</body></html>
+"#;
     std::fs::write(dir.join("index.html"), index)?;
     std::fs::write(dir.join("logo.png"), png(64, 64)?)?;
     std::fs::write(dir.join("small.html"), page("small", 0, SMALL))?;

@@ -12,6 +12,8 @@ use super::exchange::{Exchange, Found, Request, Step};
 #[derive(Debug, Clone)]
 pub struct Root {
     dir: PathBuf,
+    /// The directory, open: files are opened below it ([`Root::read`]).
+    handle: Arc<std::fs::File>,
     /// Keep files in memory once read ([`Files`]' cache).
     pub cache: bool,
     /// The largest file served; larger ones get 500 (a file is read into
@@ -31,7 +33,8 @@ impl Root {
         if !dir.is_dir() {
             return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{} is not a directory", dir.display())));
         }
-        Ok(Root { dir, cache, max_file })
+        let handle = Arc::new(std::fs::File::open(&dir)?);
+        Ok(Root { dir, handle, cache, max_file })
     }
 
     /// The directory, resolved.
@@ -59,6 +62,52 @@ impl Root {
             return Err(404);
         }
         Ok(resolved)
+    }
+}
+
+impl Root {
+    /// The bytes and the `Content-Type` of the file a request path names
+    /// (`index.html` for a directory), opened so that it cannot lie
+    /// outside the root (`beneath.rs`).
+    ///
+    /// # Errors
+    ///
+    /// 404 for no such file, 403 for one outside the root or not readable,
+    /// 500 for one over [`Root::max_file`] or a failed read.
+    pub fn read(&self, path: &str) -> Result<(Vec<u8>, &'static str), u16> {
+        let (mut file, name) = match super::beneath::open_beneath(&self.handle, path) {
+            Err(e) if e.raw_os_error() == Some(libc::ENOSYS) => {
+                let resolved = self.resolve(path)?;
+                let name = resolved.to_string_lossy().into_owned();
+                (std::fs::File::open(resolved).map_err(status_of)?, name)
+            }
+            opened => (opened.map_err(beneath_status)?, path.to_string()),
+        };
+        let mut meta = file.metadata().map_err(status_of)?;
+        let mut name = name;
+        if meta.is_dir() {
+            name = if path.is_empty() { "index.html".to_string() } else { format!("{path}/index.html") };
+            file = super::beneath::open_beneath(&self.handle, &name).map_err(beneath_status)?;
+            meta = file.metadata().map_err(status_of)?;
+        }
+        if !meta.is_file() {
+            return Err(404);
+        }
+        if meta.len() > self.max_file {
+            return Err(500);
+        }
+        let mut bytes = vec![0; meta.len() as usize];
+        file.read_exact(&mut bytes).map_err(status_of)?;
+        Ok((bytes, content_type(&name)))
+    }
+}
+
+/// The status for an `openat2` error: leaving the root is forbidden.
+fn beneath_status(e: io::Error) -> u16 {
+    match e.raw_os_error() {
+        Some(libc::EXDEV | libc::ELOOP | libc::EACCES | libc::EPERM) => 403,
+        Some(libc::ENOENT | libc::ENOTDIR | libc::ENAMETOOLONG) => 404,
+        _ => 500,
     }
 }
 
@@ -99,7 +148,8 @@ pub fn content_type(path: &str) -> &'static str {
 /// dissertation's server, which reads each file per request).
 pub struct Files {
     root: Root,
-    cache: HashMap<PathBuf, Arc<[u8]>>,
+    /// By request path (normalised by `target_path`).
+    cache: HashMap<String, (Arc<[u8]>, &'static str)>,
 }
 
 impl Files {
@@ -114,21 +164,13 @@ impl Files {
     }
 
     fn read(&mut self, r: &Request) -> Result<(Arc<[u8]>, &'static str), u16> {
-        let file = self.root.resolve(&r.path)?;
-        let kind = content_type(&file.to_string_lossy());
-        if let Some(body) = self.cache.get(&file) {
+        if let Some((body, kind)) = self.cache.get(&r.path) {
             return Ok((body.clone(), kind));
         }
-        let mut f = std::fs::File::open(&file).map_err(status_of)?;
-        let len = f.metadata().map_err(status_of)?.len();
-        if len > self.root.max_file {
-            return Err(500);
-        }
-        let mut bytes = Vec::with_capacity(len as usize);
-        f.read_to_end(&mut bytes).map_err(status_of)?;
+        let (bytes, kind) = self.root.read(&r.path)?;
         let body: Arc<[u8]> = bytes.into();
         if self.root.cache {
-            self.cache.insert(file, body.clone());
+            self.cache.insert(r.path.clone(), (body.clone(), kind));
         }
         Ok((body, kind))
     }

@@ -4,7 +4,7 @@ use std::io::{self, Read};
 use std::time::Instant;
 
 use super::exchange::{Exchange, Request, Step};
-use super::{target_path, Conn, Wants};
+use super::{target_path, Conn, Limits, Wants};
 
 /// `read`: take the bytes a readable connection holds, without blocking
 /// (the poller yields a connection only when it has bytes, or has closed).
@@ -30,6 +30,14 @@ pub fn read(mut conn: Conn) -> Exchange {
                     conn.head_started = Some(Instant::now());
                 }
                 conn.input.extend_from_slice(&chunk[..n]);
+                // A short read took what the socket had: stop without the
+                // read that would only say so (`EAGAIN`). Edge-triggered
+                // readiness loses nothing: the poller re-arms the
+                // connection when it comes back, which reports bytes that
+                // arrived meanwhile.
+                if n < room {
+                    break Step::Input;
+                }
             }
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
                 break if conn.input.is_empty() { Step::Incomplete } else { Step::Input };
@@ -52,7 +60,7 @@ pub fn parse(mut ex: Exchange) -> Exchange {
     if !matches!(ex.step, Step::Input) {
         return ex;
     }
-    ex.step = match parse_head(&ex.conn) {
+    ex.step = match parse_request(&ex.conn.input, &ex.conn.limits) {
         Ok(Some((request, len))) => {
             ex.conn.input.drain(..len);
             ex.conn.head_started = if ex.conn.input.is_empty() { None } else { Some(Instant::now()) };
@@ -64,10 +72,30 @@ pub fn parse(mut ex: Exchange) -> Exchange {
     ex
 }
 
-/// The request and the length of its head, `None` if it is not complete.
-fn parse_head(conn: &Conn) -> Result<Option<(Request, usize)>, u16> {
-    let limits = &conn.limits;
-    let input = &conn.input;
+/// The request at the start of `input` and the length of its head, `None`
+/// if it is not complete yet (then `input` is within the limits: a longer
+/// one is an error). The pure part of [`parse`], fuzzed by
+/// `tests/web_server_fuzz.rs`.
+///
+/// # Errors
+///
+/// The status to answer: 400 malformed, 403 a `..` segment, 405 a known
+/// method other than `GET`/`HEAD`, 413 a body, 414 a request line over
+/// [`Limits::max_request_line`], 431 a head over [`Limits::max_head`] or
+/// with more than [`Limits::max_headers`] headers, 501 an unknown method or
+/// a transfer coding, 505 not HTTP/1.x.
+///
+/// # Example
+///
+/// ```
+/// use ohua_examples::web::{parse_request, Limits};
+/// let l = Limits::default();
+/// let (req, len) = parse_request(b"GET /a/b HTTP/1.1\r\nHost: x\r\n\r\nGET", &l).unwrap().unwrap();
+/// assert_eq!((req.path.as_str(), len), ("a/b", 30));
+/// assert_eq!(parse_request(b"GET /a/b HTTP/1.1\r\nHo", &l), Ok(None));
+/// assert_eq!(parse_request(b"GET /../x HTTP/1.1\r\nHost: x\r\n\r\n", &l), Err(403));
+/// ```
+pub fn parse_request(input: &[u8], limits: &Limits) -> Result<Option<(Request, usize)>, u16> {
     let line_end = input.iter().position(|&b| b == b'\n');
     if line_end.map_or(input.len(), |e| e) > limits.max_request_line {
         return Err(414);

@@ -27,6 +27,7 @@
 //! headers or does not read its response is closed at its deadline
 //! ([`Limits`]) while the others are served.
 
+mod beneath;
 mod conn;
 mod docroot;
 mod exchange;
@@ -43,7 +44,7 @@ pub use conn::{Conn, Wants};
 pub use docroot::generate_root;
 pub use exchange::{Exchange, Found, Request, Step};
 pub use files::{content_type, route, Files, Root, Snippets, SNIPPETS};
-pub use http::{parse, read};
+pub use http::{parse, parse_request, read};
 pub use limits::Limits;
 pub use poller::{Ready, Shutdown};
 pub use respond::{compose, error_body, reason, reply, Served};

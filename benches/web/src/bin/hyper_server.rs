@@ -1,6 +1,7 @@
 //! The ecosystem-default peer: hyper 1 on tokio's multi-threaded runtime,
-//! one task per connection, files read per request with `tokio::fs`, the
-//! same path checks as the Ohua server.
+//! one task per connection, files read per request on tokio's blocking pool
+//! (as `tokio::fs` does) with the same path checks and reads as the Ohua
+//! server (`Root::read`).
 //!
 //! ```text
 //! hyper_server --root DIR --port 8082 [--workers 2]
@@ -20,7 +21,7 @@ use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
-use ohua_examples::web::{content_type, target_path, Root};
+use ohua_examples::web::{target_path, Root};
 
 #[derive(Parser)]
 struct Args {
@@ -38,22 +39,25 @@ async fn handle(root: Arc<Root>, req: Request<hyper::body::Incoming>) -> Result<
     if req.method() != Method::GET && !head_only {
         return Ok(status(StatusCode::METHOD_NOT_ALLOWED));
     }
-    let file = match target_path(req.uri().path()).and_then(|p| root.resolve(&p)) {
-        Ok(f) => f,
-        Err(code) => return Ok(status(StatusCode::from_u16(code).unwrap_or(StatusCode::NOT_FOUND))),
+    let path = match target_path(req.uri().path()) {
+        Ok(p) => p,
+        Err(code) => return Ok(status(StatusCode::from_u16(code).unwrap_or(StatusCode::BAD_REQUEST))),
     };
-    match tokio::fs::read(&file).await {
-        Ok(bytes) => {
+    // File I/O off the runtime's workers, as `tokio::fs` does.
+    let read = tokio::task::spawn_blocking(move || root.read(&path)).await;
+    match read {
+        Ok(Ok((bytes, kind))) => {
             let len = bytes.len();
             let body = if head_only { Bytes::new() } else { Bytes::from(bytes) };
             let mut r = Response::new(Full::new(body));
             let h = r.headers_mut();
-            h.insert("content-type", content_type(&file.to_string_lossy()).parse().unwrap());
+            h.insert("content-type", kind.parse().unwrap());
             h.insert("content-length", len.into());
             h.insert("server", "hyper".parse().unwrap());
             Ok(r)
         }
-        Err(_) => Ok(status(StatusCode::NOT_FOUND)),
+        Ok(Err(code)) => Ok(status(StatusCode::from_u16(code).unwrap_or(StatusCode::NOT_FOUND))),
+        Err(_) => Ok(status(StatusCode::INTERNAL_SERVER_ERROR)),
     }
 }
 

@@ -17,7 +17,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::Parser;
-use ohua_examples::web::{content_type, reason, target_path, Root};
+use ohua_examples::web::{reason, target_path, Root};
 
 #[derive(Parser)]
 struct Args {
@@ -82,11 +82,8 @@ fn serve(mut s: TcpStream, root: &Root) -> std::io::Result<()> {
             buf.extend_from_slice(&chunk[..n]);
         };
         buf.drain(..len);
-        let (status, body, kind) = match path.and_then(|p| root.resolve(&p)) {
-            Ok(file) => match std::fs::read(&file) {
-                Ok(b) => (200, b, content_type(&file.to_string_lossy())),
-                Err(_) => (404, Vec::new(), "text/plain"),
-            },
+        let (status, body, kind) = match path.and_then(|p| root.read(&p)) {
+            Ok((body, kind)) => (200, body, kind),
             Err(status) => (status, Vec::new(), "text/plain"),
         };
         respond(&mut s, status, kind, &body, head_only, keep_alive)?;

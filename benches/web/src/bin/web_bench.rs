@@ -119,6 +119,26 @@ fn nginx_conf(root: &Path, scratch: &Path, port: u16) -> String {
     )
 }
 
+/// A port nothing listens on now.
+fn free_port() -> anyhow::Result<u16> {
+    Ok(std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
+}
+
+/// Stop a server: SIGTERM first (nginx's master then stops its workers;
+/// SIGKILL would leave them serving), SIGKILL after 5 s.
+fn stop(child: &mut Child) {
+    let _ = Command::new("kill").arg("-TERM").arg(child.id().to_string()).status();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while Instant::now() < deadline {
+        if let Ok(Some(_)) = child.try_wait() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
 /// Wait until `port` answers a request for `/small.html` with 200.
 fn wait_ready(port: u16) -> anyhow::Result<()> {
     let deadline = Instant::now() + Duration::from_secs(20);
@@ -223,16 +243,15 @@ fn main() -> anyhow::Result<()> {
     println!("nginx   : {}", command_line("nginx", &["-v"]));
     println!("peers   : hyper 1 / tokio 1 (Cargo.lock), hand-written pool of 128 threads");
     let mut results: Vec<(String, usize, &str, Load)> = Vec::new();
-    let mut port = 18_100;
     for peer in peers(&root, &scratch) {
         if !args.only.is_empty() && !args.only.iter().any(|o| peer.name.contains(o.as_str())) {
             continue;
         }
-        port += 1;
+        let port = free_port()?;
         let mut child = (peer.start)(port)?;
         let ready = wait_ready(port);
         if let Err(e) = ready {
-            let _ = child.kill();
+            stop(&mut child);
             bail!("{}: {e}", peer.name);
         }
         for &c in &args.connections {
@@ -251,8 +270,7 @@ fn main() -> anyhow::Result<()> {
                 results.push((peer.name.clone(), c, size, load));
             }
         }
-        let _ = child.kill();
-        let _ = child.wait();
+        stop(&mut child);
     }
     let _ = std::fs::remove_dir_all(&scratch);
     summary(&results);

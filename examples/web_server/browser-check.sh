@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# A real browser against the web server: headless Chromium loads the
+# generated index page, whose script reports whether its image loaded.
+# Installs Debian's chromium if it is missing. Exit status 0 only if the
+# page and the image were served and rendered.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+if ! command -v chromium >/dev/null; then
+    if [ "$(id -u)" = 0 ]; then apt-get install -y -q chromium >/dev/null; else sudo apt-get install -y -q chromium >/dev/null; fi
+fi
+cargo build --release -q -p ohua-examples --bin web_server
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+log=$(mktemp)
+./target/release/web_server --port "$port" --seconds 60 >"$log" 2>&1 &
+server=$!
+trap 'kill $server 2>/dev/null || true; rm -f "$log"' EXIT
+for _ in $(seq 100); do
+    if curl -fsS -o /dev/null "http://127.0.0.1:$port/"; then break; fi
+    sleep 0.1
+done
+profile=$(mktemp -d)
+dom=$(timeout 60 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+    --disable-background-networking --disable-component-update --disable-sync \
+    --user-data-dir="$profile" --virtual-time-budget=5000 --dump-dom "http://127.0.0.1:$port/" 2>/dev/null)
+rm -rf "$profile"
+if grep -q '<p id="status">image loaded</p>' <<<"$dom"; then
+    echo "browser check: headless Chromium loaded the page and its image from the Ohua web server"
+else
+    echo "browser check FAILED: the page's status is not 'image loaded':"
+    echo "$dom" | head -20
+    exit 1
+fi
