@@ -84,8 +84,11 @@ fn main() -> anyhow::Result<()> {
             stop.stop();
         });
     }
-    let stats = server.join();
+    let (stats, report) = server.join_with_report();
     println!("{stats}");
+    if let Some(report) = report {
+        println!("{report}");
+    }
     if args.root.is_none() {
         let _ = std::fs::remove_dir_all(&dir);
     }

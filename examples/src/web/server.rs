@@ -34,7 +34,7 @@ pub struct Server {
     /// Where it listens.
     pub addr: SocketAddr,
     shutdown: Shutdown,
-    thread: JoinHandle<ServeStats>,
+    thread: JoinHandle<(ServeStats, Vec<ohua::RunReport>)>,
 }
 
 /// Listen on `addr` and serve `root` on a new thread.
@@ -50,10 +50,12 @@ pub fn start(addr: SocketAddr, root: Root, limits: Limits, variant: Variant, run
             Variant::Plain => web_server(ready, &root),
             Variant::Split => web_server_split(ready, &root),
         };
+        // The run report (sections, busy time per operator) costs nothing
+        // per request: the runtime measures operators anyway.
         match run_as {
-            Run::Configured => run(),
-            Run::Deployed(d) => ohua::with_deployment(d, run),
-            Run::Sequential => ohua::sequential(run),
+            Run::Configured => ohua::profile(run),
+            Run::Deployed(d) => ohua::profile(|| ohua::with_deployment(d, run)),
+            Run::Sequential => (ohua::sequential(run), Vec::new()),
         }
     })?;
     Ok(Server { addr, shutdown, thread })
@@ -82,8 +84,19 @@ impl Server {
     ///
     /// As [`Server::stop`].
     pub fn join(self) -> ServeStats {
+        self.join_with_report().0
+    }
+
+    /// As [`Server::join`], with the run report of the algorithm (none for
+    /// [`Run::Sequential`]): its sections, and each operator's firings and
+    /// busy time.
+    ///
+    /// # Panics
+    ///
+    /// As [`Server::stop`].
+    pub fn join_with_report(self) -> (ServeStats, Option<ohua::RunReport>) {
         match self.thread.join() {
-            Ok(stats) => stats,
+            Ok((stats, reports)) => (stats, reports.into_iter().next()),
             Err(payload) => std::panic::resume_unwind(payload),
         }
     }
