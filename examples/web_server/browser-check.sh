@@ -6,7 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 if ! command -v chromium >/dev/null; then
-    if [ "$(id -u)" = 0 ]; then apt-get install -y -q chromium >/dev/null; else sudo apt-get install -y -q chromium >/dev/null; fi
+    sudo_if() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+    sudo_if apt-get install -y -q chromium >/dev/null || { sudo_if apt-get update -q >/dev/null && sudo_if apt-get install -y -q chromium >/dev/null; }
 fi
 cargo build --release -q -p ohua-examples --bin web_server
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
