@@ -17,5 +17,8 @@ fi
 export RUSTFLAGS="--cfg fuzzing -Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=4 \
  -Cllvm-args=-sanitizer-coverage-inline-8bit-counters -Cllvm-args=-sanitizer-coverage-pc-table \
  -Cllvm-args=-sanitizer-coverage-trace-compares -Cdebug-assertions -Coverflow-checks"
-cargo build --release -q --bin parse_request
-./target/release/parse_request -max_total_time="$seconds" -print_final_stats=1 "$work" 2>&1 | tail -n 12
+# An explicit target, as cargo fuzz does, keeps the flags off build scripts
+# and proc macros (they run on the host without libFuzzer's runtime).
+host=$(rustc -vV | sed -n 's/^host: //p')
+cargo build --release -q --target "$host" --bin parse_request
+./target/"$host"/release/parse_request -max_total_time="$seconds" -print_final_stats=1 "$work" 2>&1 | tail -n 12
