@@ -52,7 +52,9 @@ fn peers(root: &Path, scratch: &Path) -> Vec<Peer> {
     let strategies = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/web_server");
     let mut peers = Vec::new();
     let root_s = root.to_path_buf();
-    for strategy in ["one-section", "acpt-req", "acpt-read", "sgl-rd-rp", "io-op-per-section", "op-per-section"] {
+    for strategy in
+        ["one-section", "acpt-req", "acpt-read", "sgl-rd-rp", "io-op-per-section", "op-per-section", "replicated"]
+    {
         let file = strategies.join(format!("{strategy}.toml"));
         let root = root_s.clone();
         peers.push(Peer {
@@ -70,6 +72,16 @@ fn peers(root: &Path, scratch: &Path) -> Vec<Peer> {
             }),
         });
     }
+    let root = root_s.clone();
+    let split = strategies.join("split.toml");
+    peers.push(Peer {
+        name: "ohua split (Fig. 2.25)".into(),
+        start: Box::new(move |port| {
+            let mut cmd = Command::new(bin("web_server"));
+            cmd.arg("--root").arg(&root).arg("--port").arg(port.to_string()).arg("--split").arg("--deploy").arg(&split);
+            spawn(&mut cmd)
+        }),
+    });
     let root = root_s.clone();
     peers.push(Peer {
         name: "ohua auto (default)".into(),
@@ -241,7 +253,7 @@ fn main() -> anyhow::Result<()> {
     println!("commit  : {}", command_line("git", &["rev-parse", "--short", "HEAD"]));
     println!("wrk     : {}", command_line("wrk", &["--version"]));
     println!("nginx   : {}", command_line("nginx", &["-v"]));
-    println!("peers   : hyper 1 / tokio 1 (Cargo.lock), hand-written pool of 128 threads");
+    println!("peers   : hyper, tokio (versions in Cargo.lock), hand-written pool of 128 threads");
     let mut results: Vec<(String, usize, &str, Load)> = Vec::new();
     for peer in peers(&root, &scratch) {
         if !args.only.is_empty() && !args.only.iter().any(|o| peer.name.contains(o.as_str())) {
@@ -255,7 +267,10 @@ fn main() -> anyhow::Result<()> {
             bail!("{}: {e}", peer.name);
         }
         for &c in &args.connections {
-            for (size, path) in [("512 B", "/small.html"), ("20 KiB", "/large.html")] {
+            // A news snippet and an article (Fig. 2.24's resources): the
+            // split server answers the first from memory, the second from
+            // disk; for every other server both are files.
+            for (size, path) in [("512 B", "/news/7.html"), ("20 KiB", "/articles/7.html")] {
                 let load = wrk(port, path, c, args.seconds)?;
                 println!(
                     "  {:<30} {:>3} conns {:>6}: {:>9.0} req/s  p50 {:>8.0} us  p99 {:>8.0} us{}",

@@ -137,7 +137,7 @@ where
                         }
                         crate::exec::before_blocking(done > 0);
                         self.calls = self.calls.wrapping_add(1);
-                        let sample = !timed || self.calls % SAMPLE_NEXT == 0;
+                        let sample = !timed || self.calls.is_multiple_of(SAMPLE_NEXT);
                         let started = (sample && !self.blocks).then(std::time::Instant::now);
                         timed = true;
                         let (sent, more) = emit_run(it, &mut self.elements, &mut self.ticks, 1);
