@@ -285,7 +285,7 @@ fn a_waiting_source_in_one_section_lets_the_body_answer_before_its_next_call() {
     const BURST: u64 = 300;
     const CLOSED: u64 = 100;
     let single = Deployment { workers: 1, sections: SectionStrategy::Single, ..Deployment::default() };
-    let early_in_closed_loop = within(120, move || {
+    let (early_in_closed_loop, rescues) = within(120, move || {
         let (req_tx, req_rx) = mpsc::channel();
         let (rep_tx, rep_rx) = mpsc::channel();
         let answered = Arc::new(AtomicU64::new(0));
@@ -303,14 +303,21 @@ fn a_waiting_source_in_one_section_lets_the_body_answer_before_its_next_call() {
             got.extend(closed_loop_client(CLOSED, req_tx, rep_rx));
             got
         });
-        ohua::with_deployment(single, || serve_watched(source, rep_tx, answered));
+        let (_, reports) = ohua::profile(|| ohua::with_deployment(single, || serve_watched(source, rep_tx, answered)));
         assert_eq!(client.join().expect("client").len() as u64, BURST + CLOSED);
-        early.load(SeqCst) - early_at_switch.load(SeqCst)
+        let rescues: u64 = reports[0].section_stats.iter().map(|s| s.rescues).sum();
+        (early.load(SeqCst) - early_at_switch.load(SeqCst), rescues)
     });
-    // A few while the source's waiting is first measured (one `next()` in
-    // eight is timed); without the fix every one of the 100 is early.
+    // Early calls remain where the monitor rescued the section (a wait of a
+    // tick or more, as on a loaded machine: the new driver's pass starts at
+    // the source, before the body has taken the item the stuck step just
+    // emitted), and a few while the source's waiting is first measured (one
+    // `next()` in four is timed; one answered by a body running hot on
+    // another thread may take less than the 10 us that count as waiting).
+    // Without the fix all 100 are early with one rescue.
     assert!(
-        early_in_closed_loop <= 10,
-        "`next()` was called {early_in_closed_loop} times in {CLOSED} closed-loop items before the body answered"
+        early_in_closed_loop <= 30 + rescues,
+        "`next()` was called {early_in_closed_loop} times in {CLOSED} closed-loop items before the body answered, \
+         with {rescues} rescues"
     );
 }

@@ -287,8 +287,44 @@ fn main() -> anyhow::Result<()> {
         }
         stop(&mut child);
     }
+    if args.only.is_empty() || args.only.iter().any(|o| o == "mixed") {
+        mixed(&root, &scratch, args.seconds)?;
+    }
     let _ = std::fs::remove_dir_all(&scratch);
     summary(&results);
+    Ok(())
+}
+
+/// Fig. 2.24/2.25: snippets requested while other clients load articles.
+/// The plain server (auto) against the split one (snippets from memory and
+/// articles from disk in their own sections): snippet latency under the
+/// article load.
+fn mixed(root: &Path, scratch: &Path, seconds: u64) -> anyhow::Result<()> {
+    println!("\nmixed load: 48 connections fetch articles (20 KiB, disk) while 16 fetch news snippets (512 B)");
+    let split = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/web_server/split.toml");
+    let _ = scratch;
+    for (name, extra) in [("ohua auto (plain)", vec![]), ("ohua split (Fig. 2.25)", vec!["--split", "--deploy"])] {
+        let port = free_port()?;
+        let mut cmd = Command::new(bin("web_server"));
+        cmd.arg("--root").arg(root).arg("--port").arg(port.to_string()).args(&extra);
+        if !extra.is_empty() {
+            cmd.arg(&split);
+        }
+        let mut child = spawn(&mut cmd)?;
+        if let Err(e) = wait_ready(port) {
+            stop(&mut child);
+            bail!("{name}: {e}");
+        }
+        let articles = std::thread::spawn(move || wrk(port, "/articles/3.html", 48, seconds));
+        std::thread::sleep(Duration::from_millis(200));
+        let news = wrk(port, "/news/3.html", 16, seconds.saturating_sub(1).max(1))?;
+        let art = articles.join().expect("the article load")?;
+        println!(
+            "  {name:<26} snippets {:>8.0} req/s p50 {:>6.0} us p99 {:>6.0} us | articles {:>8.0} req/s p50 {:>6.0} us p99 {:>6.0} us",
+            news.rps, news.p50_us, news.p99_us, art.rps, art.p50_us, art.p99_us
+        );
+        stop(&mut child);
+    }
     Ok(())
 }
 

@@ -60,10 +60,10 @@ pub struct SMap<C: IntoIterator> {
 /// and every [`SAMPLE_NEXT`]th are timed, so an iterator that never blocks
 /// (`filter`) pays a clock read per step and per few items, and one that is
 /// merely slow is at worst stepped item by item.
-const BLOCKING_NEXT: std::time::Duration = std::time::Duration::from_micros(20);
+const BLOCKING_NEXT: std::time::Duration = std::time::Duration::from_micros(10);
 
 /// One in this many possibly blocking `next()` calls is timed.
-const SAMPLE_NEXT: u32 = 8;
+const SAMPLE_NEXT: u32 = 4;
 
 impl<C> SMap<C>
 where
