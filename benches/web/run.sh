@@ -7,5 +7,7 @@ if ! command -v wrk >/dev/null || ! command -v nginx >/dev/null; then
     sudo_if() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
     sudo_if apt-get install -y -q wrk nginx-light >/dev/null
 fi
-cargo build --release -q -p ohua-examples --bin web_server -p ohua-web-bench
+# Two builds: `--bin` would restrict both packages to that binary.
+cargo build --release -q -p ohua-examples --bin web_server
+cargo build --release -q -p ohua-web-bench
 exec ./target/release/web_bench "$@"
