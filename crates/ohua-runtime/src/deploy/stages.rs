@@ -25,8 +25,10 @@
 //! operators get `workers - s + 1` replicas (replica 0 in its own stage).
 //! The estimated time per item is the larger of the heaviest stage of the
 //! rest and the total work over the workers; the fewest stages within 5 %
-//! of the best estimate win. Replication is chosen if that beats the plain
-//! pipeline cut at all ([`GAIN`]), and as long as the graph's runs with
+//! of the best estimate win. Replication is chosen if it spreads the work
+//! evenly over the workers (no pipeline cut can do better, and one that
+//! seems to do as well rests on guessed costs of fused calls) or else beats
+//! the plain pipeline cut at all ([`GAIN`]), and as long as the graph's runs with
 //! replicas have not been measured slower than its runs without
 //! (`learned.rs`, `Pace`): the estimates count work, not the cost of moving
 //! an item's data to another core.
@@ -122,7 +124,13 @@ pub(super) fn replicate(
         }
     }
     let (estimate, stages, section_of) = best?;
-    if estimate > GAIN * plain {
+    // Replicas that spread the whole load evenly are chosen even against a
+    // pipeline cut that looks as balanced: the cut is only as good as the
+    // estimates of fused calls, which are guesses until measured apart, and
+    // replicas balance as items arrive (Lagniappe: fewer stages, more
+    // replicas).
+    let evenly_spread = estimate <= spread * (1.0 + 1e-9);
+    if !evenly_spread && estimate > GAIN * plain {
         return None;
     }
     let r = workers - stages + 1;
@@ -257,6 +265,22 @@ mod tests {
         let costs = [0.0, 1e6, 30e6, 30e6, 30e6, 10e6];
         let pipeline = auto::split(&PIECE, 2, Some(&costs));
         assert_eq!(replicate(&PIECE, 2, &costs, &firings, &pipeline), None);
+    }
+
+    /// Regression (CI, `auto_replicates_the_stateless_bottleneck_once_it_has_measured_it`):
+    /// after a first run that fused `heavy` with cheap calls, their time was
+    /// spread evenly, a pipeline cut looked perfectly balanced, and
+    /// replication (as balanced, by estimate) was not chosen, though the
+    /// real cut was 68 % | 32 %.
+    #[test]
+    fn replicas_that_spread_the_load_evenly_win_over_a_cut_that_looks_as_balanced() {
+        // a → b → c, their cost guessed evenly: any cut looks like 50 | 50.
+        let costs = [0.0, 0.0, 100e6, 100e6, 100e6, 100e6];
+        let firings = [1, 1000, 1000, 1000, 1000, 1000];
+        let pipeline = auto::split(&PIECE, 2, Some(&costs));
+        assert_eq!(max_load(&pipeline, &costs), 200e6, "the cut looks balanced: {pipeline:?}");
+        let staged = replicate(&PIECE, 2, &costs, &firings, &pipeline).expect("replicated");
+        assert_eq!(staged.replicas, vec![1, 1, 2, 2, 2, 1]);
     }
 
     #[test]
