@@ -49,6 +49,7 @@ pub mod context;
 pub mod deploy;
 pub mod exec;
 pub mod graph;
+pub mod io;
 pub mod keyed;
 pub mod node;
 pub mod packet;

@@ -7,11 +7,11 @@
 //! protocol (`RUSTFLAGS="--cfg loom" cargo test -p ohua-runtime --release --lib loom`).
 
 #[cfg(loom)]
-pub use loom::sync::atomic::{fence, AtomicBool, AtomicU64, AtomicUsize, Ordering};
+pub use loom::sync::atomic::{fence, AtomicBool, AtomicIsize, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 #[cfg(loom)]
 pub use loom::sync::{Arc, Mutex};
 #[cfg(not(loom))]
-pub use std::sync::atomic::{fence, AtomicBool, AtomicU64, AtomicUsize, Ordering};
+pub use std::sync::atomic::{fence, AtomicBool, AtomicIsize, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 #[cfg(not(loom))]
 pub use std::sync::{Arc, Mutex};
 
@@ -147,26 +147,74 @@ impl<T> SlotCell<T> {
 /// section that is awake costs its neighbours one load per flush instead of
 /// an atomic read-modify-write on a shared cache line.
 pub struct SleepFlag {
-    sleeping: AtomicBool,
+    /// [`AWAKE`], [`SLEEPING`] or [`WOKEN`].
+    state: AtomicU8,
     unparker: Unparker,
+    /// The run's quiescence count, for runs that fetch from data sources
+    /// (`io/README.md`): a parked section is not running, and the waker that
+    /// ends its sleep counts it again.
+    quiet: Option<std::sync::Arc<crate::io::Quiet>>,
 }
+
+/// The section is running.
+const AWAKE: u8 = 0;
+/// The section announced that it is about to park.
+const SLEEPING: u8 = 1;
+/// A waker ended the sleep and counted the section as running again
+/// (counting runs only; other runs only ever store [`AWAKE`] back).
+const WOKEN: u8 = 2;
 
 impl SleepFlag {
     /// The flag of a section that parks on the parker owning `unparker`.
     pub fn new(unparker: Unparker) -> Arc<Self> {
-        Arc::new(SleepFlag { sleeping: AtomicBool::new(false), unparker })
+        Self::counted(unparker, None)
     }
 
-    /// Announce the intent to park; follow with a last pass, then park or
-    /// [`SleepFlag::awake`].
+    /// The flag of a section of a run whose running sections are counted by
+    /// `quiet` (if given).
+    pub fn counted(unparker: Unparker, quiet: Option<std::sync::Arc<crate::io::Quiet>>) -> Arc<Self> {
+        Arc::new(SleepFlag { state: AtomicU8::new(AWAKE), unparker, quiet })
+    }
+
+    /// Announce the intent to park; follow with a last pass, then
+    /// [`SleepFlag::parking`] and park, or [`SleepFlag::awake`].
     pub fn going_to_sleep(&self) {
-        self.sleeping.store(true, Ordering::SeqCst);
+        self.state.store(SLEEPING, Ordering::SeqCst);
         heavy_fence();
     }
 
-    /// The section is running again.
-    pub fn awake(&self) {
-        self.sleeping.store(false, Ordering::Relaxed);
+    /// The last pass found nothing to do: the section parks now.
+    pub fn parking(&self) {
+        if let Some(q) = &self.quiet {
+            q.leave();
+        }
+    }
+
+    /// The section is running again: after a park (`parked`), or after a
+    /// last pass that found work.
+    pub fn awake(&self, parked: bool) {
+        let Some(q) = &self.quiet else {
+            self.state.store(AWAKE, Ordering::Relaxed);
+            return;
+        };
+        let before = self.state.swap(AWAKE, Ordering::AcqRel);
+        match (parked, before == WOKEN) {
+            // A spurious wake-up, or one no waker counted: count ourselves.
+            (true, false) => q.enter(),
+            // A waker counted a section that never stopped running.
+            (false, true) => q.leave(),
+            _ => {}
+        }
+    }
+
+    /// Forget an announced sleep of a driver the monitor replaced while it
+    /// was stuck in its last pass (under the section's lock, before the new
+    /// driver starts): a waker's count for it is taken back.
+    pub fn reset_for_new_driver(&self) {
+        let before = self.state.swap(AWAKE, Ordering::AcqRel);
+        if let (Some(q), WOKEN) = (&self.quiet, before) {
+            q.leave();
+        }
     }
 }
 
@@ -205,7 +253,13 @@ impl Waker {
                 // visible to the section's last pass, or we see it is going
                 // to sleep.
                 light_fence();
-                if flag.sleeping.load(Ordering::Relaxed) {
+                if flag.state.load(Ordering::Relaxed) == SLEEPING {
+                    if let Some(q) = &flag.quiet {
+                        // Exactly one waker ends the sleep and counts it.
+                        if flag.state.compare_exchange(SLEEPING, WOKEN, Ordering::AcqRel, Ordering::Relaxed).is_ok() {
+                            q.enter();
+                        }
+                    }
                     flag.unparker.unpark();
                 }
             }

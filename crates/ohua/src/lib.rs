@@ -183,7 +183,12 @@ pub fn reload_config() -> Result<(), std::sync::Arc<DeployError>> {
 }
 pub use ohua_runtime::deploy::Plan;
 pub use ohua_runtime::graph::{ArcInfo, GraphInfo, NodeInfo};
-pub use ohua_runtime::report::{to_dot, NodeStats, ReplicaStats, RunReport, SectionStats};
+pub use ohua_runtime::report::{to_dot, IoStats, NodeStats, ReplicaStats, RunReport, SectionStats};
+
+/// Data sources an algorithm fetches from, batched (Ÿauhau): declare a
+/// parameter `db: &Source<MyDb>` and write `let x = db.fetch(request);`.
+/// See [`DataSource`] and the README's I/O section.
+pub use ohua_runtime::io::{DataSource, Query, Source, SourceStats};
 
 /// Items the generated code refers to. Not a stable API.
 #[doc(hidden)]
@@ -191,6 +196,7 @@ pub mod __private {
     pub use ohua_runtime::context::is_sequential;
     pub use ohua_runtime::exec::{crossing, execute, shared};
     pub use ohua_runtime::graph::{ArcInfo, EncodedGraph, GraphInfo, NodeInfo};
+    pub use ohua_runtime::node::await_io::Await;
     pub use ohua_runtime::node::branch::{Merge, Switch};
     pub use ohua_runtime::node::call::Call;
     pub use ohua_runtime::node::carry::{Carry, LoopCarry};
@@ -199,4 +205,8 @@ pub mod __private {
     pub use ohua_runtime::node::source::{Sink, Source};
     pub use ohua_runtime::node::sticky::Sticky;
     pub use ohua_runtime::port::{In, Out};
+    /// What a fetch statement becomes.
+    pub mod io {
+        pub use ohua_runtime::io::submit;
+    }
 }

@@ -168,6 +168,7 @@ fn statement(code: &Code, c: &CallNode) -> TokenStream {
             let o = out(0);
             quote!(let #o = ::core::ops::ControlFlow::Break((#(#ins,)*));)
         }
+        Code::Await => unreachable!("an await node is not a call (codegen/mod.rs)"),
         Code::CloneOf => {
             let o = out(0);
             let i = ins[0];

@@ -177,6 +177,10 @@ fn node(g: &Graph, n: usize) -> TokenStream {
             let (c, t, r, level) = (output(g, n, 0), output(g, n, 1), output(g, n, 2), num(*level));
             quote!(#rt::LoopCarry::new(#i, #f, #level, #c, #t, #r))
         }
+        Kind::Call(c) if matches!(c.code, crate::ir::Code::Await) => {
+            let (i, o) = (input(g, n, 0), output(g, n, 0));
+            quote!(#rt::Await::new(#i, #o))
+        }
         Kind::Call(call) => return code::call(g, n, call),
     };
     let (b, id) = (builder(), num(n as u64));

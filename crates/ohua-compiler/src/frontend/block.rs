@@ -26,7 +26,10 @@ impl Frontend<'_> {
         for (i, stmt) in block.stmts.iter().enumerate() {
             let last = i + 1 == count && tail;
             match stmt {
-                syn::Stmt::Local(local) => out.stmts.push(self.parse_let(local)?),
+                syn::Stmt::Local(local) => match self.parse_fetch(local)? {
+                    Some(stmts) => out.stmts.extend(stmts),
+                    None => out.stmts.push(self.parse_let(local)?),
+                },
                 syn::Stmt::Item(item) => return Err(item_error(item)),
                 syn::Stmt::Macro(m) => {
                     if m.mac.path.is_ident("macro_rules") {

@@ -66,7 +66,7 @@ impl Frontend<'_> {
 
     /// An opaque node with its uses of the locals in scope.
     pub(super) fn node(&self, expr: &syn::Expr) -> Result<NodeExpr> {
-        uses::analyze(expr, &self.scope, self.algorithms)
+        uses::analyze(expr, &self.scope, self.algorithms, &self.sources)
     }
 
     fn node_expr(&self, expr: &syn::Expr) -> Result<Expr> {

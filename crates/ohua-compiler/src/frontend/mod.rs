@@ -19,6 +19,7 @@ mod borrows;
 mod branch;
 mod dump;
 mod expr;
+pub(crate) mod fetch;
 pub(crate) mod keyed_regions;
 mod loops;
 mod messages;
@@ -42,7 +43,17 @@ use scope::Scope;
 /// Returns the first error found, spanned at the offending tokens.
 pub fn parse_algorithm(item: &syn::ItemFn, algorithms: &[syn::Ident]) -> Result<ast::Algorithm> {
     let params = signature::parse_signature(item)?;
-    let mut frontend = Frontend { algorithms, scope: Scope::new(), unit_return: signature::returns_unit(&item.sig) };
+    let sources = params.iter().filter(|p| fetch::is_source_type(&p.ty)).filter_map(|p| match &p.pat {
+        ast::Pattern::Ident { name, .. } => Some(name.to_string()),
+        _ => None,
+    });
+    let mut frontend = Frontend {
+        algorithms,
+        scope: Scope::new(),
+        unit_return: signature::returns_unit(&item.sig),
+        sources: sources.collect(),
+        fetches: 0,
+    };
     params.iter().for_each(|p| frontend.scope.bind_pattern(&p.pat));
     let body = frontend.parse_block(&item.block, true)?;
     // Parameters taken by reference may be borrowed from (the caller's data
@@ -69,4 +80,8 @@ struct Frontend<'a> {
     /// closure: `false`) returns `()`; decides how a trailing `return ..;`
     /// statement is desugared.
     unit_return: bool,
+    /// Parameters that are data source handles (`db: &Source<Db>`).
+    sources: Vec<String>,
+    /// Fetches parsed so far (names their pending answers).
+    fetches: usize,
 }

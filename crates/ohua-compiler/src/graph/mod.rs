@@ -142,7 +142,8 @@ impl Graph {
         let node = &self.nodes[n];
         node.depth >= 1
             && matches!(&node.kind, Kind::Call(c)
-                if c.sticky.iter().all(|s| self.cloneable.iter().any(|p| s.ident == p.as_str())))
+                if !matches!(c.code, Code::Await)
+                    && c.sticky.iter().all(|s| self.cloneable.iter().any(|p| s.ident == p.as_str())))
     }
 
     /// Arcs leaving `(node, port)`.

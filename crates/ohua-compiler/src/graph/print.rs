@@ -8,6 +8,7 @@ fn kind_name(k: &Kind) -> &'static str {
     match k {
         Kind::Source(Some(_)) => "source",
         Kind::Source(None) => "tick",
+        Kind::Call(c) if matches!(c.code, crate::ir::Code::Await) => "await",
         Kind::Call(_) => "call",
         Kind::SMap { .. } => "smap",
         Kind::Collect { .. } => "collect",

@@ -195,4 +195,7 @@ pub enum Code {
     Break,
     /// A clone of the single input (a per-iteration copy of an outer value).
     CloneOf,
+    /// The answer of a fetch: waits (without blocking) for the single
+    /// input, a pending answer, and binds the single output to it.
+    Await,
 }

@@ -84,6 +84,7 @@ impl Printer<'_> {
                     Code::Continue => "continue".into(),
                     Code::Break => "break".into(),
                     Code::CloneOf => "clone".into(),
+                    Code::Await => "await".into(),
                 };
                 let line =
                     format!("[{}] ({}) = node({}) {{ {} }}", n.name, self.vars(&n.outputs), ins.join(", "), code);

@@ -39,13 +39,20 @@ impl<'a> Section<'a> {
         let beat = ctl.beat.read();
         let seen = std::mem::replace(&mut ctl.seen, beat);
         let Some(stuck) = stepping(beat) else { return };
-        // Rescue only if some other operator is left to run meanwhile.
-        if beat != seen || self.live.load(Ordering::Relaxed) <= ctl.pinned + 1 {
+        if beat != seen {
             return;
         }
         // A driver that is merely preempted (an oversubscribed machine)
         // will go on by itself.
         if is_running(ctl.beat.thread()) {
+            return;
+        }
+        // Blocked: in a run that fetches, it stops counting as running.
+        if let Some(quiet) = shared.quiet() {
+            ctl.beat.lend(beat, quiet);
+        }
+        // Rescue only if some other operator is left to run meanwhile.
+        if self.live.load(Ordering::Relaxed) <= ctl.pinned + 1 {
             return;
         }
         let (old, new) = (ctl.driver, ctl.last_id + 1);
@@ -63,7 +70,16 @@ impl<'a> Section<'a> {
         ctl.threads += 1;
         ctl.beat = fresh.clone();
         ctl.seen = 0;
+        if let Some(quiet) = shared.quiet() {
+            // The new driver runs; a sleep the stuck one announced in its
+            // last pass is void.
+            self.flag.reset_for_new_driver();
+            quiet.enter();
+        }
         if let Err(e) = start(new, fresh) {
+            if let Some(quiet) = shared.quiet() {
+                quiet.leave();
+            }
             ctl.threads -= 1;
             ctl.driving = false;
             drop(ctl);
@@ -110,6 +126,9 @@ impl<'a> Section<'a> {
         if ctl.driving {
             ctl.threads -= 1;
             drop(ctl);
+            if let Some(quiet) = shared.quiet() {
+                quiet.leave();
+            }
             // The driver may be parked, and neither unpinning nor arcs
             // inside a section wake it.
             self.waker.wake();
@@ -135,6 +154,9 @@ impl<'a> Section<'a> {
             ctl.threads -= 1;
             ctl.threads == 0
         };
+        if let Some(quiet) = shared.quiet() {
+            quiet.leave();
+        }
         if last {
             self.finish(shared, graph, out);
         }

@@ -79,6 +79,7 @@ pub(crate) fn make_report(
         plan,
         section_stats,
         panicked: None,
+        io: Vec::new(),
     }
 }
 

@@ -22,7 +22,7 @@
 //! touches nothing of the section's but its own operator after that). The
 //! loom model at the bottom checks that nobody ever drives alongside.
 
-use crate::sync::{heavy_fence, light_fence, AtomicU64, Ordering};
+use crate::sync::{heavy_fence, light_fence, AtomicBool, AtomicU64, Ordering};
 
 /// Bits of a beat that name the task being stepped.
 const TASK_BITS: u32 = 24;
@@ -33,12 +33,41 @@ const TASK_BITS: u32 = 24;
 /// Every driver has a beat of its own: a thread that was replaced still
 /// writes its beat when its step returns, and must not overwrite the new
 /// driver's.
-pub(crate) struct Beat(AtomicU64, AtomicU64);
+pub(crate) struct Beat(AtomicU64, AtomicU64, AtomicBool);
 
 impl Beat {
     /// A beat that is between steps.
     pub(crate) fn new() -> Self {
-        Beat(AtomicU64::new(0), AtomicU64::new(0))
+        Beat(AtomicU64::new(0), AtomicU64::new(0), AtomicBool::new(false))
+    }
+
+    /// In a run that fetches, the monitor stops counting a driver whose
+    /// step it saw blocked for a tick (`seen`): a thread waiting in a
+    /// socket read cannot submit a request, so the run may be quiet and
+    /// send its batch (`io/README.md`). A Dekker pair with
+    /// [`Beat::take_back_lent`]: either the monitor sees the step end and
+    /// takes its lend back, or the driver sees the lend and counts itself.
+    pub(crate) fn lend(&self, seen: u64, quiet: &crate::io::Quiet) {
+        if self.2.load(Ordering::Relaxed) {
+            return; // lent already during this step
+        }
+        self.2.store(true, Ordering::SeqCst);
+        heavy_fence();
+        if self.read() == seen || !self.2.swap(false, Ordering::AcqRel) {
+            // Still blocked, or the driver came back and counted itself
+            // again already: either way one count is ours to give up.
+            quiet.leave();
+        }
+    }
+
+    /// After every step of a run that fetches (following the light fence of
+    /// [`still_driver`]): if the monitor lent this driver's count, count it
+    /// again.
+    #[inline]
+    pub(crate) fn take_back_lent(&self, quiet: &crate::io::Quiet) {
+        if self.2.load(Ordering::Relaxed) && self.2.swap(false, Ordering::AcqRel) {
+            quiet.enter();
+        }
     }
 
     /// The driver beating on it runs on the calling thread ([`is_running`]).

@@ -11,6 +11,7 @@ use super::{Builder, ResultSlot};
 use crate::context;
 use crate::deploy::{self, Deployment, Plan};
 use crate::graph::GraphInfo;
+use crate::io::run::IoRun;
 use crate::node::Node;
 use crate::sync::{Arc, Parker, SleepFlag, Waker};
 
@@ -62,6 +63,7 @@ struct Prepared<'a> {
     parkers: Vec<Parker>,
     flags: Vec<Arc<SleepFlag>>,
     wakers: Vec<Waker>,
+    io: Option<std::sync::Arc<IoRun>>,
 }
 
 impl<'a> Prepared<'a> {
@@ -83,26 +85,44 @@ impl<'a> Prepared<'a> {
         // Decide the sleep/wake fences before any section thread starts.
         crate::sync::init_fences();
         let parkers: Vec<Parker> = (0..plan.sections).map(|_| Parker::new()).collect();
-        let flags: Vec<Arc<SleepFlag>> = parkers.iter().map(|p| SleepFlag::new(p.unparker().clone())).collect();
-        let wakers: Vec<Waker> = flags.iter().map(|f| Waker::new(f.clone())).collect();
+        // A graph that fetches counts its running sections (`io/README.md`).
+        let fetches = graph.nodes.iter().any(|n| n.kind == "await");
+        let (flags, wakers, io) = if fetches {
+            let io = IoRun::new(plan.sections);
+            let flags: Vec<Arc<SleepFlag>> =
+                parkers.iter().map(|p| SleepFlag::counted(p.unparker().clone(), Some(io.quiet().clone()))).collect();
+            let wakers: Vec<Waker> = flags.iter().map(|f| Waker::new(f.clone())).collect();
+            io.set_wakers(wakers.clone());
+            (flags, wakers, Some(io))
+        } else {
+            let flags: Vec<Arc<SleepFlag>> = parkers.iter().map(|p| SleepFlag::new(p.unparker().clone())).collect();
+            let wakers: Vec<Waker> = flags.iter().map(|f| Waker::new(f.clone())).collect();
+            (flags, wakers, None)
+        };
         let builder = Builder::new(graph, plan, wakers.clone());
-        Prepared { graph, opts, builder, parkers, flags, wakers }
+        Prepared { graph, opts, builder, parkers, flags, wakers, io }
     }
 
     /// Run the built graph to its end; re-raise an operator's panic.
     #[inline(never)]
     fn run(self) {
-        let Prepared { graph, opts, builder, parkers, flags, wakers } = self;
+        let Prepared { graph, opts, builder, parkers, flags, wakers, io } = self;
         let built = builder.into_built();
         let (plan, fused_into) = (built.plan, built.fused_into);
         let sections = assign(graph, &plan, parkers, flags, built.nodes, built.extras);
 
-        let shared = RunShared::new(wakers);
+        let shared = RunShared::new(wakers, io.clone());
         let start = Instant::now();
         let counters = run_sections(graph, &sections, &shared, &opts);
         drop(sections);
+        // No thread of the run outlives it: wait for batches still in
+        // flight (only after an abort can there be any).
+        if let Some(io) = &io {
+            io.wait_idle();
+        }
         let mut report = make_report(graph, plan, start.elapsed(), counters, &fused_into, shared.section_stats());
         report.panicked = shared.panicked_operator();
+        report.io = io.map(|io| io.stats()).unwrap_or_default();
         publish(&opts, graph, &report);
         if !shared.aborted() {
             let replicated = report.nodes.iter().any(|n| !n.replicas.is_empty());

@@ -70,7 +70,7 @@ pub(crate) struct Section<'a> {
     pub(super) index: usize,
     pub(super) tasks: Vec<Slot<'a>>,
     pub(super) waker: Waker,
-    flag: Arc<SleepFlag>,
+    pub(super) flag: Arc<SleepFlag>,
     batch: usize,
     pub(super) own: UnsafeCell<Own>,
     /// The current driver's id, read after every step (`rescue.rs`).
@@ -159,6 +159,7 @@ impl<'a> Section<'a> {
         out: &CounterSink,
     ) {
         let _hook = BlockingHook::install(&self.waker, shared.streaming_flag());
+        let _io = crate::io::Current::install(shared.io());
         beat.set_thread();
         let backoff = Backoff::new();
         let stall_dump = stall_dump_after();
@@ -182,13 +183,17 @@ impl<'a> Section<'a> {
                 // push is seen here.
                 self.flag.going_to_sleep();
                 outcome = if shared.aborted() { Pass::Progress } else { self.pass(me, &beat, &mut seq, shared, graph) };
-                if let Pass::Idle = outcome {
+                let parked = matches!(outcome, Pass::Idle);
+                if parked {
+                    // In a run that fetches, the last section to park sends
+                    // the requests collected so far (`io/README.md`).
+                    self.flag.parking();
                     self.park(stall_dump, graph);
                 }
                 // A thread that left must not touch the flag: the new
                 // driver may be about to park on it.
                 if !matches!(outcome, Pass::Left) {
-                    self.flag.awake();
+                    self.flag.awake(parked);
                 }
             }
             match outcome {
@@ -257,7 +262,13 @@ impl<'a> Section<'a> {
             }));
             beat.leave(*seq);
             let ticks = start.map(|s| clock.now().saturating_sub(s));
-            if !still_driver(&self.driver, me) && self.replaced(me) {
+            let replaced = !still_driver(&self.driver, me);
+            if let Some(quiet) = shared.quiet() {
+                // The monitor may have found this step blocked and stopped
+                // counting us (`Section::check`): count us again.
+                beat.take_back_lent(quiet);
+            }
+            if replaced && self.replaced(me) {
                 return self.return_from_stuck(i, outcome, ticks, shared, graph);
             }
             match outcome {

@@ -29,11 +29,13 @@ pub(crate) struct RunShared {
     failure: Mutex<Option<Failure>>,
     wakers: Vec<Waker>,
     sections: Mutex<Vec<SectionStats>>,
+    /// The run's I/O state, if its graph fetches from data sources.
+    io: Option<std::sync::Arc<crate::io::run::IoRun>>,
 }
 
 impl RunShared {
     /// Shared state for a run whose sections are woken by `wakers`.
-    pub(crate) fn new(wakers: Vec<Waker>) -> Self {
+    pub(crate) fn new(wakers: Vec<Waker>, io: Option<std::sync::Arc<crate::io::run::IoRun>>) -> Self {
         let sections = Mutex::new(vec![SectionStats::default(); wakers.len()]);
         RunShared {
             abort: AtomicBool::new(false),
@@ -41,7 +43,20 @@ impl RunShared {
             failure: Mutex::new(None),
             wakers,
             sections,
+            io,
         }
+    }
+
+    /// The run's I/O state, if its graph fetches from data sources.
+    #[inline]
+    pub(crate) fn io(&self) -> Option<&crate::io::run::IoRun> {
+        self.io.as_deref()
+    }
+
+    /// The run's quiescence count, if it fetches.
+    #[inline]
+    pub(crate) fn quiet(&self) -> Option<&crate::io::Quiet> {
+        self.io.as_deref().map(|io| &**io.quiet())
     }
 
     /// Whether the run is being aborted; sections then drop their nodes and exit.

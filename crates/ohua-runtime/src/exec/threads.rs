@@ -44,6 +44,9 @@ pub(crate) fn run_sections(
         // After a failed start the rest never run: close their arcs.
         for section in unstarted {
             section.finish(shared, graph, counters);
+            if let Some(quiet) = shared.quiet() {
+                quiet.leave();
+            }
         }
         guarded(0, shared, || first.run(shared, graph, counters));
         // Rescue drivers are jobs of the scope too: once they are all done,
@@ -82,7 +85,9 @@ impl<'r> Run<'r, '_> {
 
 impl Watched for Run<'_, '_> {
     fn streaming(&self) -> bool {
-        self.shared.streaming()
+        // A run that fetches is watched closely too: a blocked step stops
+        // counting as running after a tick (`io/README.md`).
+        self.shared.streaming() || self.shared.io().is_some()
     }
 
     fn check(&self) {

@@ -55,6 +55,7 @@ pub trait Node: Send {
     }
 }
 
+pub mod await_io;
 pub mod branch;
 pub mod call;
 pub mod carry;

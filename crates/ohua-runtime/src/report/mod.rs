@@ -33,6 +33,7 @@ use crate::graph::GraphInfo;
 ///     graph: &G,
 ///     section_stats: vec![],
 ///     panicked: None,
+///     io: vec![],
 ///     algorithm: "demo",
 ///     sections: 1,
 ///     wall: Duration::from_millis(10),
@@ -66,6 +67,43 @@ pub struct RunReport {
     /// The operator whose panic aborted the run, if one did. The panic
     /// itself is re-raised in the caller with its original payload.
     pub panicked: Option<&'static str>,
+    /// One entry per data source the run fetched from, in the order it
+    /// first did (`io`).
+    pub io: Vec<IoStats>,
+}
+
+/// What one data source did during a run.
+///
+/// `fetches` = requests submitted; of those, `deduplicated` joined an equal
+/// request not yet sent and `cached` one already sent (the per-call cache);
+/// the rest were sent: `requests` in `calls` batches.
+///
+/// # Example
+///
+/// ```
+/// let s = ohua_runtime::report::IoStats { source: "Db".into(), fetches: 5, cached: 2, requests: 3, calls: 1, ..Default::default() };
+/// assert_eq!(s.fetches - s.deduplicated - s.cached, s.requests);
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct IoStats {
+    /// The source's [`name`](crate::io::DataSource::name).
+    pub source: String,
+    /// Requests the algorithm submitted.
+    pub fetches: u64,
+    /// Submitted requests equal to one waiting for the same batch.
+    pub deduplicated: u64,
+    /// Submitted requests equal to one sent earlier in the run.
+    pub cached: u64,
+    /// Batch calls of the source.
+    pub calls: u64,
+    /// Requests sent in them.
+    pub requests: u64,
+    /// Requests the source answered with an error.
+    pub errors: u64,
+    /// Time spent in the source's calls, summed.
+    pub busy: std::time::Duration,
+    /// The slowest call.
+    pub slowest: std::time::Duration,
 }
 
 /// How one section spent its time waiting.

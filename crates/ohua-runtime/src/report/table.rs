@@ -67,6 +67,21 @@ impl fmt::Display for RunReport {
                 )?;
             }
         }
+        for s in &self.io {
+            writeln!(
+                f,
+                "source {}: {} fetches, {} deduplicated, {} cached, {} requests in {} calls, {} errors, {:.3} ms in calls (slowest {:.3} ms)",
+                s.source,
+                s.fetches,
+                s.deduplicated,
+                s.cached,
+                s.requests,
+                s.calls,
+                s.errors,
+                s.busy.as_secs_f64() * 1e3,
+                s.slowest.as_secs_f64() * 1e3
+            )?;
+        }
         Ok(())
     }
 }
@@ -98,6 +113,7 @@ mod tests {
             graph: &G,
             section_stats: vec![],
             panicked: None,
+            io: vec![],
             algorithm: "t",
             sections: 1,
             wall: Duration::from_millis(100),
@@ -125,6 +141,7 @@ mod tests {
             graph: &G,
             section_stats: vec![],
             panicked: None,
+            io: vec![],
             algorithm: "t",
             sections: 2,
             wall: Duration::from_millis(100),

@@ -23,10 +23,16 @@ use crate::error::{CompileError, Result};
 
 /// Analyses `expr` against the algorithm locals in `scope`; `algorithms`
 /// are the names that denote algorithms when called.
-pub(crate) fn analyze(expr: &syn::Expr, scope: &Scope, algorithms: &[syn::Ident]) -> Result<NodeExpr> {
+pub(crate) fn analyze(
+    expr: &syn::Expr,
+    scope: &Scope,
+    algorithms: &[syn::Ident],
+    sources: &[String],
+) -> Result<NodeExpr> {
     let mut collector = Collector {
         outer: scope,
         algorithms,
+        sources,
         inner: vec![Vec::new()],
         uses: Vec::new(),
         error: None,
@@ -47,6 +53,9 @@ struct Collector<'a> {
     outer: &'a Scope,
     /// Names that denote algorithms when called and not shadowed.
     algorithms: &'a [syn::Ident],
+    /// Parameters that are data source handles: their `fetch` must be a
+    /// statement of its own (`frontend/fetch.rs`).
+    sources: &'a [String],
     /// Names bound inside the expression, innermost last.
     inner: Vec<Vec<String>>,
     /// Uses found so far, in order of first occurrence.
@@ -62,6 +71,16 @@ struct Collector<'a> {
 }
 
 impl Collector<'_> {
+    /// A `src.fetch(..)` on a data source parameter inside an expression:
+    /// the compiler batches only fetches that are statements of their own.
+    fn nested_fetch(&mut self, m: &syn::ExprMethodCall) {
+        let syn::Expr::Path(p) = &*m.receiver else { return };
+        let Some(src) = p.path.get_ident() else { return };
+        if m.method == "fetch" && self.is_local(src) && self.sources.iter().any(|s| src == s) && self.error.is_none() {
+            self.error = Some(crate::frontend::fetch::nested_fetch_error(m));
+        }
+    }
+
     /// Whether `ident` refers to an algorithm local (and is not shadowed by a
     /// binding inside the expression).
     fn is_local(&self, ident: &syn::Ident) -> bool {
@@ -118,6 +137,7 @@ impl<'ast> Visit<'ast> for Collector<'_> {
     fn visit_item(&mut self, _: &'ast syn::Item) {}
 
     fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+        self.nested_fetch(m);
         self.method_call(m);
     }
     fn visit_expr_reference(&mut self, r: &'ast syn::ExprReference) {

@@ -197,7 +197,11 @@ impl Resolver<'_> {
         let mut outputs = Vec::new();
         self.bind_pattern_fresh(pat, rest, tail, &mut outputs);
         let name = self.site_name(function);
-        let code = Code::Let { pat: Some(to_pat(pat)), ty: ty.cloned(), expr };
+        let code = if crate::frontend::fetch::is_await_marker(&expr) {
+            Code::Await
+        } else {
+            Code::Let { pat: Some(to_pat(pat)), ty: ty.cloned(), expr }
+        };
         self.emit(NodeOp { name, code, inputs, outputs, span });
     }
 

@@ -1,0 +1,83 @@
+//! `await`: passes on the answers of a `submit` operator's fetches, in
+//! order, as their batches answer (`io/`).
+
+use std::collections::VecDeque;
+
+use super::{Node, Step};
+use crate::io::Pending;
+use crate::packet::Packet;
+use crate::port::{In, Out};
+
+/// Takes every pending answer as it comes (so the fetches behind it keep
+/// joining the run's next batch) and sends the answers on in their order,
+/// each as soon as it and all before it have arrived. End markers keep
+/// their place among the answers.
+///
+/// # Example
+///
+/// ```
+/// use ohua_runtime::{arc::channel, io::Pending, node::{await_io::Await, Node, Step}, packet::Packet, port::{In, Out}};
+/// let (mut tx, rx) = channel::<Pending<u32>>(4, None, None);
+/// let (otx, mut orx) = channel::<u32>(4, None, None);
+/// let mut node = Await::new(In::new(rx), Out::new(vec![otx]));
+/// tx.push(Packet::Data(Pending::ready(7)));
+/// tx.flush();
+/// assert_eq!(node.step(8), Step::Progress(2)); // taken, then sent
+/// node.flush();
+/// assert_eq!(orx.pop(), Some(Packet::Data(7)));
+/// ```
+pub struct Await<T> {
+    input: In<Pending<T>>,
+    output: Out<T>,
+    waiting: VecDeque<Packet<Pending<T>>>,
+}
+
+impl<T> Await<T> {
+    /// Build the operator.
+    pub fn new(input: In<Pending<T>>, output: Out<T>) -> Self {
+        Await { input, output, waiting: VecDeque::new() }
+    }
+}
+
+impl<T: Send> Node for Await<T> {
+    fn step(&mut self, budget: usize) -> Step {
+        let mut work = 0;
+        // Take everything: a request behind an unanswered one must not wait
+        // for it to be submitted (it would miss the batch).
+        while let Some(p) = self.input.pop() {
+            self.waiting.push_back(p);
+            work += 1;
+        }
+        let mut room = self.output.room();
+        while room > 0 && work < budget.max(1) * 2 {
+            let Some(front) = self.waiting.front_mut() else { break };
+            match front {
+                Packet::End(level) => {
+                    let level = *level;
+                    self.waiting.pop_front();
+                    self.output.send_end(level);
+                }
+                Packet::Data(pending) => {
+                    let Some(value) = pending.poll() else { break };
+                    self.waiting.pop_front();
+                    self.output.send(value);
+                }
+            }
+            room -= 1;
+            work += 1;
+        }
+        if work == 0 && self.waiting.is_empty() && self.input.is_closed() {
+            return Step::Done;
+        }
+        Step::after(work)
+    }
+
+    fn flush(&mut self) {
+        self.input.flush();
+        self.output.flush();
+    }
+
+    fn describe(&self) -> String {
+        format!("await in {} waiting {} out {}", self.input.describe(), self.waiting.len(), self.output.describe())
+    }
+}
