@@ -93,3 +93,192 @@ fn sequential_execution_makes_one_call_per_fetch() {
     assert_eq!(out, sequential_two_levels(&keys));
     assert_eq!(db.stats().calls, 20);
 }
+
+/// Fetches in both arms of a branch, in a called algorithm and in a
+/// collecting map: all of them are independent, so one batch.
+#[algorithm]
+mod composed {
+    use super::*;
+
+    #[algorithm]
+    pub fn lookup_one(db: &Source<Kv>, k: u64) -> u64 {
+        let v = db.fetch(k + 1000);
+        value(v)
+    }
+
+    #[algorithm]
+    pub fn scattered(db: &Source<Kv>, keys: Vec<u64>) -> (Vec<u64>, u64, u64) {
+        let mapped: Vec<u64> = keys
+            .into_iter()
+            .map(|k| {
+                let r = if k % 2 == 0 {
+                    let e = db.fetch(k);
+                    value(e)
+                } else {
+                    let o = db.fetch(k + 500);
+                    value(o)
+                };
+                r
+            })
+            .collect();
+        let called = lookup_one(db, 7);
+        let direct = db.fetch(7);
+        (mapped, called, value(direct))
+    }
+}
+
+fn sequential_scattered(keys: &[u64]) -> (Vec<u64>, u64, u64) {
+    let f = |k: u64| if k % 97 == 96 { 0 } else { k * 3 + 1 };
+    let mapped = keys.iter().map(|&k| if k % 2 == 0 { f(k) } else { f(k + 500) }).collect();
+    (mapped, f(1007), f(7))
+}
+
+#[test]
+fn fetches_in_branches_maps_and_called_algorithms_share_one_batch() {
+    let keys: Vec<u64> = (0..30).collect();
+    for d in deployments() {
+        let db = Source::new(Kv::default());
+        let out = ohua::with_deployment(d.clone(), || composed::scattered(&db, keys.clone()));
+        assert_eq!(out, sequential_scattered(&keys), "{d:?}");
+        let batches = db.get().batches.lock().unwrap().clone();
+        assert_eq!(batches.len(), 1, "everything is independent under {d:?}: {batches:?}");
+        assert_eq!(batches[0].len(), 32, "30 mapped, 1007 and 7: {batches:?}");
+    }
+}
+
+/// A source whose batches are limited, that fails some keys, and that
+/// counts.
+struct Limited;
+
+impl DataSource for Limited {
+    type Request = u32;
+    type Response = u32;
+    type Error = String;
+    fn fetch(&self, requests: &[u32]) -> Vec<Result<u32, String>> {
+        assert!(requests.len() <= 8, "batch of {} above the limit", requests.len());
+        requests.iter().map(|&k| if k == 13 { Err("unlucky".to_string()) } else { Ok(k + 1) }).collect()
+    }
+    fn max_batch_size(&self) -> Option<usize> {
+        Some(8)
+    }
+}
+
+#[algorithm]
+fn fetch_all(db: &Source<Limited>, keys: Vec<u32>) -> Vec<Result<u32, String>> {
+    let out: Vec<Result<u32, String>> = keys
+        .into_iter()
+        .map(|k| {
+            let r = db.fetch(k);
+            r
+        })
+        .collect();
+    out
+}
+
+#[test]
+fn an_error_fails_only_its_key_batches_are_split_and_repeats_come_from_the_cache() {
+    let keys: Vec<u32> = (0..20).chain(5..15).collect();
+    let expected: Vec<Result<u32, String>> =
+        keys.iter().map(|&k| if k == 13 { Err("unlucky".to_string()) } else { Ok(k + 1) }).collect();
+    let db = Source::new(Limited);
+    let (out, reports) = ohua::profile(|| {
+        ohua::with_deployment(Deployment { workers: 2, ..Deployment::default() }, || fetch_all(&db, keys.clone()))
+    });
+    assert_eq!(out, expected);
+    let io = &reports.last().expect("one run").io;
+    assert_eq!(io.len(), 1, "{io:?}");
+    let s = &io[0];
+    assert_eq!((s.fetches, s.requests, s.calls, s.errors), (30, 20, 3, 1), "{s:?}");
+    assert_eq!(s.deduplicated + s.cached, 10, "{s:?}");
+    assert_eq!(db.stats().calls, 3);
+}
+
+/// A source that panics.
+struct Panicky;
+
+impl DataSource for Panicky {
+    type Request = u8;
+    type Response = u8;
+    type Error = ();
+    fn fetch(&self, _: &[u8]) -> Vec<Result<u8, ()>> {
+        std::panic::panic_any(String::from("the source is down"))
+    }
+}
+
+#[algorithm]
+fn ask(db: &Source<Panicky>, xs: Vec<u8>) -> Vec<u8> {
+    let mut out = Vec::new();
+    for x in xs {
+        let r = db.fetch(x);
+        out.push(r.unwrap_or(0));
+    }
+    out
+}
+
+#[test]
+fn a_panicking_source_is_re_raised_in_the_caller_with_its_payload() {
+    let db = Source::new(Panicky);
+    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        ohua::with_deployment(Deployment { workers: 2, ..Deployment::default() }, || ask(&db, vec![1, 2, 3]))
+    }));
+    let payload = caught.expect_err("the panic reaches the caller");
+    assert_eq!(payload.downcast_ref::<String>().map(String::as_str), Some("the source is down"));
+}
+
+/// A state that sends the next item of its own input only after it has
+/// seen the answer for the previous one (a closed loop, as a keep-alive
+/// client): the loop's source blocks in `next()` until then, so the run
+/// must send the pending fetch although a section is stuck in a step.
+struct Replier {
+    tx: Option<std::sync::mpsc::Sender<u64>>,
+    left: u64,
+    seen: Vec<u64>,
+}
+
+impl Replier {
+    fn answer(&mut self, v: u64) {
+        self.seen.push(v);
+        if self.left == 0 {
+            self.tx = None; // the loop's source ends
+            return;
+        }
+        self.left -= 1;
+        self.tx.as_ref().expect("sending until the last answer").send(self.left).expect("the loop is listening");
+    }
+    fn finish(self) -> Vec<u64> {
+        self.seen
+    }
+}
+
+#[algorithm]
+fn closed_loop(db: &Source<Kv>, requests: std::sync::mpsc::Receiver<u64>, replier: Replier) -> Vec<u64> {
+    let mut replier = replier;
+    for k in requests {
+        let v = db.fetch(k);
+        replier.answer(value(v));
+    }
+    replier.finish()
+}
+
+#[test]
+fn a_closed_loop_source_gets_each_answer_without_a_deadlock() {
+    for d in deployments() {
+        let (tx, rx) = std::sync::mpsc::channel();
+        tx.send(5).unwrap();
+        // The replier holds the only sender: it sends 4, 3, .. 0 after
+        // each answer and then drops it, which ends the loop.
+        let replier = Replier { tx: Some(tx), left: 5, seen: Vec::new() };
+        let db = Source::new(Kv::default());
+        let (done_tx, done_rx) = std::sync::mpsc::channel();
+        let (d2, db2) = (d.clone(), db.clone());
+        std::thread::spawn(move || {
+            let out = ohua::with_deployment(d2, || closed_loop(&db2, rx, replier));
+            done_tx.send(out).ok();
+        });
+        let out = done_rx
+            .recv_timeout(std::time::Duration::from_secs(30))
+            .unwrap_or_else(|_| panic!("closed loop stalled under {d:?}: {:?}", db.stats()));
+        assert_eq!(out, vec![16, 13, 10, 7, 4, 1], "{d:?}");
+        assert_eq!(db.stats().calls, 6, "one batch per request: each waits for the previous answer");
+    }
+}

@@ -43,12 +43,15 @@ trait Table: Send {
     fn stats(&self) -> IoStats;
 }
 
+/// The answer cell of one of `S`'s requests.
+type CellOf<S> = Arc<Cell<<S as DataSource>::Response, <S as DataSource>::Error>>;
+
 struct TableOf<S: DataSource> {
     source: Source<S>,
     /// Every request of this run, answered or not: the per-call cache.
-    cells: HashMap<S::Request, Arc<Cell<S::Response, S::Error>>>,
+    cells: HashMap<S::Request, CellOf<S>>,
     /// Requests not sent yet.
-    queued: Vec<(S::Request, Arc<Cell<S::Response, S::Error>>)>,
+    queued: Vec<(S::Request, CellOf<S>)>,
     stats: Arc<Mutex<IoStats>>,
 }
 
@@ -213,12 +216,7 @@ impl<S: DataSource> Table for TableOf<S> {
 }
 
 /// One batch call: ask the source, fill the cells, wake the run.
-fn call<S: DataSource>(
-    source: &Source<S>,
-    chunk: Vec<(S::Request, Arc<Cell<S::Response, S::Error>>)>,
-    stats: &Mutex<IoStats>,
-    io: &IoRun,
-) {
+fn call<S: DataSource>(source: &Source<S>, chunk: Vec<(S::Request, CellOf<S>)>, stats: &Mutex<IoStats>, io: &IoRun) {
     let (requests, cells): (Vec<_>, Vec<_>) = chunk.into_iter().unzip();
     let start = Instant::now();
     let results = catch_unwind(AssertUnwindSafe(|| source.call(&requests)));

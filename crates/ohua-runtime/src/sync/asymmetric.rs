@@ -165,12 +165,12 @@ mod tests {
                 }
                 flag.going_to_sleep();
                 if pushed.load(Ordering::Acquire) != seen {
-                    flag.awake();
+                    flag.awake(false);
                     continue;
                 }
                 let start = Instant::now();
                 parker.park_timeout(LOST);
-                flag.awake();
+                flag.awake(true);
                 parks += 1;
                 assert!(start.elapsed() < LOST, "wake-up lost after item {seen}");
             }
