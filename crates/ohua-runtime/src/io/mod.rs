@@ -4,7 +4,7 @@
 //! An algorithm fetches through a parameter declared as a source handle
 //! (`db: &Source<PostDb>`), with `let x = db.fetch(query);`. The compiler
 //! turns that statement into two operators: `submit`, which hands the
-//! request to the run's [`IoRun`](run) and passes on a [`Pending`] answer,
+//! request to the run's I/O state (`run.rs`) and passes on a [`Pending`] answer,
 //! and `await`, which passes on the answers in order as they arrive. Both
 //! are non-blocking, so every fetch the dataflow can reach without an
 //! answer joins the run's next batch, however the code is written (inside
