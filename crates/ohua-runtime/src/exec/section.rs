@@ -239,6 +239,7 @@ impl<'a> Section<'a> {
         // Steps are timed by sampling (`timing.rs`): with small batches a
         // step is a few nanoseconds and a clock read is 14-20 ns.
         let clock = StepClock::get();
+        let quiet = shared.quiet();
         for (i, slot) in self.tasks.iter().enumerate() {
             if slot.pinned.load(Ordering::Acquire) {
                 live += 1;
@@ -263,7 +264,7 @@ impl<'a> Section<'a> {
             beat.leave(*seq);
             let ticks = start.map(|s| clock.now().saturating_sub(s));
             let replaced = !still_driver(&self.driver, me);
-            if let Some(quiet) = shared.quiet() {
+            if let Some(quiet) = quiet {
                 // The monitor may have found this step blocked and stopped
                 // counting us (`Section::check`): count us again.
                 beat.take_back_lent(quiet);

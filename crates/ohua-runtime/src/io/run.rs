@@ -48,10 +48,12 @@ type CellOf<S> = Arc<Cell<<S as DataSource>::Response, <S as DataSource>::Error>
 
 struct TableOf<S: DataSource> {
     source: Source<S>,
-    /// Every request of this run, answered or not: the per-call cache.
-    cells: HashMap<S::Request, CellOf<S>>,
-    /// Requests not sent yet.
+    /// Every request of this run, answered or not (the per-call cache),
+    /// with the batch it joined.
+    cells: HashMap<S::Request, (CellOf<S>, u64)>,
+    /// Requests not sent yet: the batch numbered `batch`.
     queued: Vec<(S::Request, CellOf<S>)>,
+    batch: u64,
     stats: Arc<Mutex<IoStats>>,
 }
 
@@ -104,14 +106,15 @@ impl IoRun {
                 source: source.clone(),
                 cells: HashMap::new(),
                 queued: Vec::new(),
+                batch: 0,
                 stats: Arc::new(Mutex::new(stats)),
             })
         });
         let table: &mut TableOf<S> = table.as_any().downcast_mut().expect("one table type per source id");
         let mut stats = table.stats.lock().unwrap_or_else(|e| e.into_inner());
         stats.fetches += 1;
-        if let Some(cell) = table.cells.get(&request) {
-            if table.queued.iter().any(|(_, c)| Arc::ptr_eq(c, cell)) {
+        if let Some((cell, batch)) = table.cells.get(&request) {
+            if *batch == table.batch {
                 stats.deduplicated += 1;
             } else {
                 stats.cached += 1;
@@ -120,7 +123,7 @@ impl IoRun {
         }
         drop(stats);
         let cell = Arc::new(Cell::new());
-        table.cells.insert(request.clone(), cell.clone());
+        table.cells.insert(request.clone(), (cell.clone(), table.batch));
         table.queued.push((request, cell.clone()));
         Pending::of(cell, convert)
     }
@@ -141,21 +144,9 @@ impl IoRun {
             return;
         }
         *self.in_flight.lock().unwrap_or_else(|e| e.into_inner()) += jobs.len();
-        for job in jobs {
-            // A job that cannot get a thread runs here: later, but answered.
-            let spare = std::sync::Arc::new(Mutex::new(Some(job)));
-            let take = spare.clone();
-            let spawned = std::thread::Builder::new().name("ohua-io".into()).spawn(move || {
-                if let Some(job) = take.lock().unwrap_or_else(|e| e.into_inner()).take() {
-                    job();
-                }
-            });
-            if spawned.is_err() {
-                if let Some(job) = spare.lock().unwrap_or_else(|e| e.into_inner()).take() {
-                    job();
-                }
-            }
-        }
+        // Each batch on a thread of its own: sources answer concurrently,
+        // and a slow one delays only what depends on it.
+        jobs.into_iter().for_each(on_own_thread);
     }
 
     /// A batch answered: its cells are filled. Wake every section (one of
@@ -199,6 +190,7 @@ impl<S: DataSource> Table for TableOf<S> {
             return Vec::new();
         }
         let queued = std::mem::take(&mut self.queued);
+        self.batch += 1;
         let size = self.source.get().max_batch_size().unwrap_or(usize::MAX).max(1);
         let mut jobs: Vec<Job> = Vec::new();
         let mut rest = queued.into_iter().peekable();
@@ -212,6 +204,25 @@ impl<S: DataSource> Table for TableOf<S> {
 
     fn stats(&self) -> IoStats {
         self.stats.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+}
+
+/// Run `job` on a new thread, or here if no thread can be started (the
+/// answer then comes later, but it comes: `spawn` drops a closure it could
+/// not start, so the job waits in a slot either side can take it from).
+fn on_own_thread(job: Job) {
+    let slot = Arc::new(Mutex::new(Some(job)));
+    let theirs = slot.clone();
+    let take = |s: &Mutex<Option<Job>>| s.lock().unwrap_or_else(|e| e.into_inner()).take();
+    let started = std::thread::Builder::new().name("ohua-io".into()).spawn(move || {
+        if let Some(job) = take(&theirs) {
+            job();
+        }
+    });
+    if started.is_err() {
+        if let Some(job) = take(&slot) {
+            job();
+        }
     }
 }
 

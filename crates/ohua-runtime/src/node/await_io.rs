@@ -48,8 +48,10 @@ impl<T: Send> Node for Await<T> {
             self.waiting.push_back(p);
             work += 1;
         }
-        let mut room = self.output.room();
-        while room > 0 && work < budget.max(1) * 2 {
+        // Then pass on up to `budget` answers, in order, while they are in.
+        let mut sent = 0;
+        let room = self.output.room().min(budget.max(1));
+        while sent < room {
             let Some(front) = self.waiting.front_mut() else { break };
             match front {
                 Packet::End(level) => {
@@ -63,9 +65,9 @@ impl<T: Send> Node for Await<T> {
                     self.output.send(value);
                 }
             }
-            room -= 1;
-            work += 1;
+            sent += 1;
         }
+        work += sent;
         if work == 0 && self.waiting.is_empty() && self.input.is_closed() {
             return Step::Done;
         }
