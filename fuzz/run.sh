@@ -21,4 +21,4 @@ export RUSTFLAGS="--cfg fuzzing -Cpasses=sancov-module -Cllvm-args=-sanitizer-co
 # and proc macros (they run on the host without libFuzzer's runtime).
 host=$(rustc -vV | sed -n 's/^host: //p')
 cargo build --release -q --target "$host" --bin parse_request
-./target/"$host"/release/parse_request -max_total_time="$seconds" -print_final_stats=1 "$work" 2>&1 | tail -n 12
+"${CARGO_TARGET_DIR:-target}"/"$host"/release/parse_request -max_total_time="$seconds" -print_final_stats=1 "$work" 2>&1 | tail -n 12

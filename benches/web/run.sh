@@ -10,4 +10,4 @@ fi
 # Two builds: `--bin` would restrict both packages to that binary.
 cargo build --release -q -p ohua-examples --bin web_server
 cargo build --release -q -p ohua-web-bench
-exec ./target/release/web_bench "$@"
+exec "${CARGO_TARGET_DIR:-target}"/release/web_bench "$@"

@@ -10,15 +10,23 @@ if ! command -v chromium >/dev/null; then
     sudo_if apt-get install -y -q chromium >/dev/null || { sudo_if apt-get update -q >/dev/null && sudo_if apt-get install -y -q chromium >/dev/null; }
 fi
 cargo build --release -q -p ohua-examples --bin web_server
+# Where cargo put it: CARGO_TARGET_DIR if set (CI uses its own), else target/.
+server_bin="${CARGO_TARGET_DIR:-target}/release/web_server"
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 log=$(mktemp)
-./target/release/web_server --port "$port" --seconds 60 >"$log" 2>&1 &
+"$server_bin" --port "$port" --seconds 60 >"$log" 2>&1 &
 server=$!
 trap 'kill $server 2>/dev/null || true; rm -f "$log"' EXIT
+up=
 for _ in $(seq 100); do
-    if curl -fsS -o /dev/null "http://127.0.0.1:$port/"; then break; fi
+    if curl -fsS -o /dev/null "http://127.0.0.1:$port/" 2>/dev/null; then up=1; break; fi
     sleep 0.1
 done
+if [ -z "$up" ]; then
+    echo "browser check FAILED: the web server did not answer within 10 s; its output:"
+    cat "$log"
+    exit 1
+fi
 profile=$(mktemp -d)
 dom=$(timeout 60 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
     --disable-background-networking --disable-component-update --disable-sync \
