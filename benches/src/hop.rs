@@ -50,6 +50,7 @@ pub fn run() {
         arc_capacity: CAPACITY,
         workers: 2,
         replicas: Default::default(),
+        io: Default::default(),
     };
     let two = Deployment {
         sections: SectionStrategy::Rules(vec![

@@ -29,6 +29,7 @@ pub fn deployments() -> Vec<(String, Deployment)> {
                 batch_size: 2,
                 arc_capacity: 2,
                 replicas: Replication::Off,
+                io: ohua::IoMode::Serial,
             },
         ),
         ("2 workers, auto".to_string(), Deployment { workers: 2, sections: SectionStrategy::Auto, ..base.clone() }),
@@ -42,6 +43,7 @@ pub fn deployments() -> Vec<(String, Deployment)> {
                 batch_size: 1 + seed as usize,
                 arc_capacity: 1 + seed as usize,
                 replicas: Replication::Off,
+                io: if seed == 1 { ohua::IoMode::Serial } else { ohua::IoMode::Concurrent },
             },
         ));
     }
@@ -56,6 +58,7 @@ pub fn deployments() -> Vec<(String, Deployment)> {
                 batch_size: 1 + 3 * seed as usize,
                 arc_capacity: 1 + 2 * seed as usize,
                 replicas: Replication::Random { max: 4, seed },
+                io: ohua::IoMode::Concurrent,
             },
         ));
     }

@@ -282,3 +282,59 @@ fn a_closed_loop_source_gets_each_answer_without_a_deadlock() {
         assert_eq!(db.stats().calls, 6, "one batch per request: each waits for the previous answer");
     }
 }
+
+/// A source whose batch call waits (up to `patience`) until a batch of
+/// another source sharing its meeting point is in a call too.
+struct Meet {
+    point: std::sync::Arc<(Mutex<(usize, usize)>, std::sync::Condvar)>,
+    patience: std::time::Duration,
+}
+
+impl DataSource for Meet {
+    type Request = u8;
+    type Response = (bool, usize);
+    type Error = ();
+    /// Answers whether the other source's call was seen, and the most
+    /// calls that were in progress at once.
+    fn fetch(&self, requests: &[u8]) -> Vec<Result<(bool, usize), ()>> {
+        let (lock, cv) = &*self.point;
+        let mut g = lock.lock().unwrap();
+        g.0 += 1;
+        g.1 = g.1.max(g.0);
+        cv.notify_all();
+        let (mut g, _) = cv.wait_timeout_while(g, self.patience, |g| g.1 < 2).unwrap();
+        let answer = (g.1 >= 2, g.1);
+        g.0 -= 1;
+        requests.iter().map(|_| Ok(answer)).collect()
+    }
+}
+
+#[algorithm]
+fn both(left: &Source<Meet>, right: &Source<Meet>) -> (Result<(bool, usize), ()>, Result<(bool, usize), ()>) {
+    let a = left.fetch(1);
+    let b = right.fetch(2);
+    (a, b)
+}
+
+fn meeting(patience_ms: u64) -> (Source<Meet>, Source<Meet>) {
+    let point = std::sync::Arc::new((Mutex::new((0, 0)), std::sync::Condvar::new()));
+    let patience = std::time::Duration::from_millis(patience_ms);
+    (Source::new(Meet { point: point.clone(), patience }), Source::new(Meet { point, patience }))
+}
+
+#[test]
+fn batches_of_different_sources_are_in_flight_at_the_same_time() {
+    let (left, right) = meeting(30_000);
+    let d = Deployment { workers: 2, ..Deployment::default() };
+    let (a, b) = ohua::with_deployment(d, || both(&left, &right));
+    assert_eq!((a, b), (Ok((true, 2)), Ok((true, 2))), "each call saw the other one");
+}
+
+#[test]
+fn io_mode_serial_sends_one_batch_at_a_time() {
+    let (left, right) = meeting(50);
+    let d = Deployment { workers: 2, io: ohua::IoMode::Serial, ..Deployment::default() };
+    let (a, b) = ohua::with_deployment(d, || both(&left, &right));
+    assert_eq!((a, b), (Ok((false, 1)), Ok((false, 1))), "no call overlapped another");
+    assert_eq!((left.stats().calls, right.stats().calls), (1, 1));
+}

@@ -17,6 +17,8 @@ pub const OHUA_ARC_CAPACITY: &str = "OHUA_ARC_CAPACITY";
 /// Overrides [`Deployment::replicas`] (`auto`, `off`, `random:MAX:SEED` or
 /// `PATTERN=N; PATTERN=N`, see [`super::Replication`]).
 pub const OHUA_REPLICAS: &str = "OHUA_REPLICAS";
+/// Overrides [`Deployment::io`] (`concurrent` or `serial`).
+pub const OHUA_IO: &str = "OHUA_IO";
 
 /// The deployment from the process environment: defaults, then the file in
 /// `OHUA_CONFIG`, then the `OHUA_*` variables.
@@ -76,6 +78,9 @@ pub fn from_env_with(lookup: impl Fn(&str) -> Option<String>) -> Result<Deployme
     }
     if let Some(v) = get(OHUA_REPLICAS) {
         d.replicas = v.parse().map_err(in_var(OHUA_REPLICAS))?;
+    }
+    if let Some(v) = get(OHUA_IO) {
+        d.io = v.parse().map_err(in_var(OHUA_IO))?;
     }
     Ok(d)
 }

@@ -18,6 +18,8 @@ struct FileConfig {
     replicas: Option<String>,
     #[serde(default)]
     replicate: Vec<ReplicateConfig>,
+    /// `concurrent` or `serial`.
+    io: Option<String>,
     /// `[algorithm.NAME]`: sections of one algorithm only.
     #[serde(default)]
     algorithm: std::collections::BTreeMap<String, AlgorithmConfig>,
@@ -70,6 +72,9 @@ pub(super) fn apply_toml(mut base: Deployment, s: &str) -> Result<Deployment, De
     }
     if let Some(r) = replication(cfg.replicas.as_deref(), &cfg.replicate)? {
         base.replicas = r;
+    }
+    if let Some(io) = &cfg.io {
+        base.io = io.parse()?;
     }
     if !cfg.algorithm.is_empty() {
         let mut algorithms = Vec::new();

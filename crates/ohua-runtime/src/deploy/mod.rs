@@ -12,8 +12,9 @@
 //! 2. The TOML file named by the environment variable `OHUA_CONFIG`.
 //! 3. The environment variables `OHUA_WORKERS`, `OHUA_SECTIONS`
 //!    (`auto` | `single` | `per-op` | `random:N:SEED`), `OHUA_BATCH`,
-//!    `OHUA_ARC_CAPACITY` and `OHUA_REPLICAS` (`auto` | `off` |
-//!    `random:MAX:SEED` | `PATTERN=N; PATTERN=N`, see [`Replication`]).
+//!    `OHUA_ARC_CAPACITY`, `OHUA_REPLICAS` (`auto` | `off` |
+//!    `random:MAX:SEED` | `PATTERN=N; PATTERN=N`, see [`Replication`]) and
+//!    `OHUA_IO` (`concurrent` | `serial`, see [`IoMode`]).
 //!    Empty variables count as unset.
 //! 4. A programmatic override, [`crate::context::with_deployment`], which
 //!    replaces all of the above for the runs inside it.
@@ -30,6 +31,7 @@
 //! arc_capacity = 4096       # packets buffered on an arc between sections
 //! sections = "auto"         # or "single", "per-op", "random:3:42"
 //! replicas = "auto"         # or "off", "random:4:42"
+//! io = "concurrent"         # or "serial": data sources one at a time
 //!
 //! # Replicas of stateless calls in loops (win over `replicas`): the first
 //! # matching rule sets the count; operators matching none run once.
@@ -83,6 +85,7 @@ mod current;
 mod env;
 mod error;
 mod file;
+mod io_mode;
 pub(crate) mod learned;
 mod plan;
 mod replicas;
@@ -94,9 +97,10 @@ mod unmatched;
 
 pub use current::{current, reload};
 pub use env::{
-    from_env, from_env_with, OHUA_ARC_CAPACITY, OHUA_BATCH, OHUA_CONFIG, OHUA_REPLICAS, OHUA_SECTIONS, OHUA_WORKERS,
+    from_env, from_env_with, OHUA_ARC_CAPACITY, OHUA_BATCH, OHUA_CONFIG, OHUA_IO, OHUA_REPLICAS, OHUA_SECTIONS, OHUA_WORKERS,
 };
 pub use error::DeployError;
+pub use io_mode::IoMode;
 pub use plan::{plan, Plan};
 pub use replicas::{ReplicaRule, Replication, MAX_REPLICAS};
 pub use rule::SectionRule;
@@ -124,6 +128,8 @@ pub struct Deployment {
     pub arc_capacity: usize,
     /// How many replicas each replicable operator runs on.
     pub replicas: Replication,
+    /// Whether the batches of different data sources are sent concurrently.
+    pub io: IoMode,
 }
 
 /// Default firings per step.
@@ -150,6 +156,7 @@ impl Default for Deployment {
             batch_size: DEFAULT_BATCH_SIZE,
             arc_capacity: DEFAULT_ARC_CAPACITY,
             replicas: Replication::Auto,
+            io: IoMode::Concurrent,
         }
     }
 }

@@ -88,7 +88,7 @@ impl<'a> Prepared<'a> {
         // A graph that fetches counts its running sections (`io/README.md`).
         let fetches = graph.nodes.iter().any(|n| n.kind == "await");
         let (flags, wakers, io) = if fetches {
-            let io = IoRun::new(plan.sections);
+            let io = IoRun::new(plan.sections, deployment.io);
             let flags: Vec<Arc<SleepFlag>> =
                 parkers.iter().map(|p| SleepFlag::counted(p.unparker().clone(), Some(io.quiet().clone()))).collect();
             let wakers: Vec<Waker> = flags.iter().map(|f| Waker::new(f.clone())).collect();

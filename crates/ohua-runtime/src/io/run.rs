@@ -10,6 +10,7 @@ use std::time::Instant;
 use super::pending::{Cell, Outcome, Pending};
 use super::quiet::Quiet;
 use super::source::{DataSource, Source};
+use crate::deploy::IoMode;
 use crate::report::IoStats;
 use crate::sync::Waker;
 
@@ -22,6 +23,9 @@ pub(crate) struct IoRun {
     /// Batches sent and not yet answered.
     in_flight: Mutex<usize>,
     answered: Condvar,
+    mode: IoMode,
+    /// Held while a batch is out in [`IoMode::Serial`].
+    serial: Mutex<()>,
 }
 
 #[derive(Default)]
@@ -60,7 +64,8 @@ struct TableOf<S: DataSource> {
 impl IoRun {
     /// The I/O state of a run with `sections` sections; their wakers
     /// follow ([`IoRun::set_wakers`]), as their sleep flags need its count.
-    pub(crate) fn new(sections: usize) -> Arc<IoRun> {
+    /// `mode` says whether the batches of different sources go out at once.
+    pub(crate) fn new(sections: usize, mode: IoMode) -> Arc<IoRun> {
         Arc::new_cyclic(|me: &Weak<IoRun>| {
             let me = me.clone();
             let quiet = Quiet::new(sections, move || {
@@ -74,6 +79,8 @@ impl IoRun {
                 wakers: OnceLock::new(),
                 in_flight: Mutex::new(0),
                 answered: Condvar::new(),
+                mode,
+                serial: Mutex::new(()),
             }
         })
     }
@@ -144,9 +151,20 @@ impl IoRun {
             return;
         }
         *self.in_flight.lock().unwrap_or_else(|e| e.into_inner()) += jobs.len();
-        // Each batch on a thread of its own: sources answer concurrently,
-        // and a slow one delays only what depends on it.
-        jobs.into_iter().for_each(on_own_thread);
+        match self.mode {
+            // Each batch on a thread of its own: sources answer
+            // concurrently, and a slow one delays only what depends on it.
+            IoMode::Concurrent => jobs.into_iter().for_each(on_own_thread),
+            // One batch at a time, also across dispatches: a batch sent
+            // while another is out waits for it.
+            IoMode::Serial => {
+                let io = self.clone();
+                on_own_thread(Box::new(move || {
+                    let _one_at_a_time = io.serial.lock().unwrap_or_else(|e| e.into_inner());
+                    jobs.into_iter().for_each(|job| job());
+                }))
+            }
+        }
     }
 
     /// A batch answered: its cells are filled. Wake every section (one of
