@@ -349,6 +349,7 @@ fn empty_inner_loops_do_not_fill_the_feedback_arc() {
             batch_size: 1,
             arc_capacity: 1,
             replicas: Default::default(),
+            io: Default::default(),
         };
         let got = within_10s(move || ohua::with_deployment(d, || empty_inner_loops(0, 50)));
         assert_eq!(got, want, "seed {seed}");

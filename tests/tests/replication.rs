@@ -124,6 +124,7 @@ fn replicas_inside_nested_loops_keep_markers_in_place() {
             batch_size: 1 + seed as usize % 3,
             arc_capacity: 1 + seed as usize % 2,
             replicas: Replication::Random { max: 4, seed },
+            io: Default::default(),
         };
         let got = ohua::with_deployment(d, || nested(xss.clone()));
         assert_eq!(got, ohua::sequential(|| nested(xss.clone())), "seed {seed}");

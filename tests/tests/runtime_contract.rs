@@ -14,6 +14,7 @@ fn per_operator(batch: usize, cap: usize) -> Deployment {
         batch_size: batch,
         arc_capacity: cap,
         replicas: Default::default(),
+        io: Default::default(),
     }
 }
 

@@ -29,6 +29,7 @@ fn all_deployments() -> Vec<(String, Deployment)> {
             batch_size: 64,
             arc_capacity: 64,
             replicas: Default::default(),
+            io: Default::default(),
         };
         ds.push((format!("random sections seed {seed}, batch 64"), d));
     }

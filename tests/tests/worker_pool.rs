@@ -58,6 +58,7 @@ fn per_operator() -> Deployment {
         batch_size: 4,
         arc_capacity: 4,
         replicas: Default::default(),
+        io: Default::default(),
     }
 }
 

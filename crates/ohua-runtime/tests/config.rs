@@ -49,6 +49,7 @@ fn toml_with_every_key() {
         batch_size: 64,
         arc_capacity: 8,
         replicas: Default::default(),
+        io: Default::default(),
     };
     assert_eq!(d, want);
 }
@@ -132,6 +133,7 @@ fn env_variables() {
         batch_size: 16,
         arc_capacity: 4,
         replicas: Default::default(),
+        io: Default::default(),
     };
     assert_eq!(d, want);
 }

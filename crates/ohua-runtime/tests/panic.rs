@@ -35,7 +35,14 @@ fn a_panicking_operator_aborts_the_run_and_its_payload_is_reraised() {
     watchdog(60, move || {
         for sections in strategies {
             let label = sections.to_string();
-            let d = Deployment { workers: 2, sections, batch_size: 4, arc_capacity: 2, replicas: Default::default() };
+            let d = Deployment {
+                workers: 2,
+                sections,
+                batch_size: 4,
+                arc_capacity: 2,
+                replicas: Default::default(),
+                io: Default::default(),
+            };
             let msg = expect_panic(|| {
                 with_deployment(d, || {
                     run_pipeline(&BOOM, 100_000, |x| {

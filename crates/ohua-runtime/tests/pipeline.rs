@@ -17,7 +17,14 @@ const N: u64 = 1_000_000;
 
 /// Batch 4 and capacity 2 force constant blocking, parking and waking.
 fn tiny(sections: SectionStrategy, workers: usize) -> Deployment {
-    Deployment { workers, sections, batch_size: 4, arc_capacity: 2, replicas: Default::default() }
+    Deployment {
+        workers,
+        sections,
+        batch_size: 4,
+        arc_capacity: 2,
+        replicas: Default::default(),
+        io: Default::default(),
+    }
 }
 
 /// Serialises the heavy tests: they oversubscribe the cores on their own, so
@@ -110,6 +117,7 @@ fn profile_reports_firings_per_operator() {
         batch_size: 64,
         arc_capacity: 128,
         replicas: Default::default(),
+        io: Default::default(),
     };
     let (out, reports) = profile(|| with_deployment(d, || run_pipeline(&PIPE, 10_000, |x| x)));
     assert_eq!(out.len(), 10_000);

@@ -8,7 +8,14 @@ use ohua_runtime::graph::ArcInfo;
 use ohua_runtime::graph::{GraphInfo, NodeInfo};
 
 fn with(sections: SectionStrategy, workers: usize) -> Deployment {
-    Deployment { workers, sections, batch_size: 32, arc_capacity: 100, replicas: Default::default() }
+    Deployment {
+        workers,
+        sections,
+        batch_size: 32,
+        arc_capacity: 100,
+        replicas: Default::default(),
+        io: Default::default(),
+    }
 }
 
 /// Every section in `0..sections` holds at least one node.
@@ -35,6 +42,7 @@ fn capacities_and_batch() {
         batch_size: 0,
         arc_capacity: 0,
         replicas: Default::default(),
+        io: Default::default(),
     };
     let p = plan(&PIPE, &zero);
     assert_eq!((p.sections, p.batch_size, p.local_capacity, p.cross_capacity), (1, 1, 17, 1));

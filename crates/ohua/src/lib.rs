@@ -131,7 +131,9 @@ pub fn with_deployment<R>(d: Deployment, f: impl FnOnce() -> R) -> R {
 pub fn profile<R>(f: impl FnOnce() -> R) -> (R, Vec<RunReport>) {
     ohua_runtime::context::profile(f)
 }
-pub use ohua_runtime::deploy::{DeployError, Deployment, IoMode, ReplicaRule, Replication, SectionRule, SectionStrategy};
+pub use ohua_runtime::deploy::{
+    DeployError, Deployment, IoMode, ReplicaRule, Replication, SectionRule, SectionStrategy,
+};
 pub use ohua_runtime::keyed::{keyed, Groups, KeyOf, Keyed, KEY_GROUPS};
 
 /// Declare a read-only value that calls in loops may share:

@@ -97,7 +97,8 @@ mod unmatched;
 
 pub use current::{current, reload};
 pub use env::{
-    from_env, from_env_with, OHUA_ARC_CAPACITY, OHUA_BATCH, OHUA_CONFIG, OHUA_IO, OHUA_REPLICAS, OHUA_SECTIONS, OHUA_WORKERS,
+    from_env, from_env_with, OHUA_ARC_CAPACITY, OHUA_BATCH, OHUA_CONFIG, OHUA_IO, OHUA_REPLICAS, OHUA_SECTIONS,
+    OHUA_WORKERS,
 };
 pub use error::DeployError;
 pub use io_mode::IoMode;
