@@ -338,3 +338,17 @@ fn io_mode_serial_sends_one_batch_at_a_time() {
     assert_eq!((a, b), (Ok((false, 1)), Ok((false, 1))), "no call overlapped another");
     assert_eq!((left.stats().calls, right.stats().calls), (1, 1));
 }
+
+#[test]
+fn io_mode_unbatched_makes_one_call_per_fetch_in_any_deployment() {
+    let keys: Vec<u64> = (0..20).chain(0..5).collect();
+    for d in deployments() {
+        let d = Deployment { io: ohua::IoMode::Unbatched, ..d };
+        let db = Source::new(Kv::default());
+        let out = ohua::with_deployment(d.clone(), || two_levels(&db, keys.clone()));
+        assert_eq!(out, sequential_two_levels(&keys), "{d:?}");
+        let batches = db.get().batches.lock().unwrap().clone();
+        assert_eq!(batches.len(), 50, "as sequential execution: {d:?}");
+        assert!(batches.iter().all(|b| b.len() == 1), "{batches:?}");
+    }
+}

@@ -17,7 +17,7 @@ pub const OHUA_ARC_CAPACITY: &str = "OHUA_ARC_CAPACITY";
 /// Overrides [`Deployment::replicas`] (`auto`, `off`, `random:MAX:SEED` or
 /// `PATTERN=N; PATTERN=N`, see [`super::Replication`]).
 pub const OHUA_REPLICAS: &str = "OHUA_REPLICAS";
-/// Overrides [`Deployment::io`] (`concurrent` or `serial`).
+/// Overrides [`Deployment::io`] (`concurrent`, `serial` or `unbatched`).
 pub const OHUA_IO: &str = "OHUA_IO";
 
 /// The deployment from the process environment: defaults, then the file in

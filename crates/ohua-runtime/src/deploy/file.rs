@@ -18,7 +18,7 @@ struct FileConfig {
     replicas: Option<String>,
     #[serde(default)]
     replicate: Vec<ReplicateConfig>,
-    /// `concurrent` or `serial`.
+    /// `concurrent`, `serial` or `unbatched`.
     io: Option<String>,
     /// `[algorithm.NAME]`: sections of one algorithm only.
     #[serde(default)]

@@ -5,11 +5,13 @@ use std::str::FromStr;
 
 use super::DeployError;
 
-/// How a run sends the batches that are ready at the same time (one per
-/// data source): all at once, each on a thread of its own (ch. 4.3.2's
-/// concurrent I/O, the default), or one after another (batching only, the
-/// third variant of the dissertation's Table 4.1). Sequential execution
-/// (`ohua::sequential`) is the first: one call per fetch.
+/// How a run sends its fetches: batches ready at the same time (one per
+/// data source) all at once, each on a thread of its own (ch. 4.3.2's
+/// concurrent I/O, the default); or one after another (batching only,
+/// `batch` in the dissertation's Table 4.1); or no batching at all, each
+/// fetch a call of its own made where the dataflow reaches it (`base`, the
+/// dataflow without the I/O rewrites). Sequential execution
+/// (`ohua::sequential`) is Table 4.1's `seq`.
 ///
 /// # Example
 ///
@@ -28,6 +30,9 @@ pub enum IoMode {
     Concurrent,
     /// The ready batches one after another, on one thread.
     Serial,
+    /// No batching: every fetch calls its source at once, with one request,
+    /// on the thread that reaches it (which waits for the answer).
+    Unbatched,
 }
 
 impl FromStr for IoMode {
@@ -36,10 +41,11 @@ impl FromStr for IoMode {
         match s.trim() {
             "concurrent" => Ok(IoMode::Concurrent),
             "serial" => Ok(IoMode::Serial),
+            "unbatched" => Ok(IoMode::Unbatched),
             other => Err(DeployError::Value {
                 key: "io".to_string(),
                 value: other.to_string(),
-                reason: "expected `concurrent` or `serial`",
+                reason: "expected `concurrent`, `serial` or `unbatched`",
             }),
         }
     }
@@ -50,6 +56,7 @@ impl fmt::Display for IoMode {
         f.write_str(match self {
             IoMode::Concurrent => "concurrent",
             IoMode::Serial => "serial",
+            IoMode::Unbatched => "unbatched",
         })
     }
 }

@@ -14,7 +14,7 @@
 //!    (`auto` | `single` | `per-op` | `random:N:SEED`), `OHUA_BATCH`,
 //!    `OHUA_ARC_CAPACITY`, `OHUA_REPLICAS` (`auto` | `off` |
 //!    `random:MAX:SEED` | `PATTERN=N; PATTERN=N`, see [`Replication`]) and
-//!    `OHUA_IO` (`concurrent` | `serial`, see [`IoMode`]).
+//!    `OHUA_IO` (`concurrent` | `serial` | `unbatched`, see [`IoMode`]).
 //!    Empty variables count as unset.
 //! 4. A programmatic override, [`crate::context::with_deployment`], which
 //!    replaces all of the above for the runs inside it.
@@ -31,7 +31,7 @@
 //! arc_capacity = 4096       # packets buffered on an arc between sections
 //! sections = "auto"         # or "single", "per-op", "random:3:42"
 //! replicas = "auto"         # or "off", "random:4:42"
-//! io = "concurrent"         # or "serial": data sources one at a time
+//! io = "concurrent"         # or "serial" (one batch at a time), "unbatched"
 //!
 //! # Replicas of stateless calls in loops (win over `replicas`): the first
 //! # matching rule sets the count; operators matching none run once.

@@ -103,8 +103,8 @@ impl IoRun {
         request: S::Request,
         convert: fn(S::Response) -> O,
     ) -> Pending<Result<O, S::Error>> {
-        let mut tables = self.tables.lock().unwrap_or_else(|e| e.into_inner());
-        let tables = &mut *tables;
+        let mut tables_guard = self.tables.lock().unwrap_or_else(|e| e.into_inner());
+        let tables = &mut *tables_guard;
         let id = source.id();
         let table = tables.by_source.entry(id).or_insert_with(|| {
             tables.order.push(id);
@@ -130,6 +130,14 @@ impl IoRun {
         }
         drop(stats);
         let cell = Arc::new(Cell::new());
+        if self.mode == IoMode::Unbatched {
+            // The answer is there when `submit` returns; the cell is not
+            // kept, so a repeated request is fetched again.
+            let (source, stats) = (table.source.clone(), table.stats.clone());
+            drop(tables_guard);
+            fill(&source, vec![(request, cell.clone())], &stats);
+            return Pending::of(cell, convert);
+        }
         table.cells.insert(request.clone(), (cell.clone(), table.batch));
         table.queued.push((request, cell.clone()));
         Pending::of(cell, convert)
@@ -154,7 +162,7 @@ impl IoRun {
         match self.mode {
             // Each batch on a thread of its own: sources answer
             // concurrently, and a slow one delays only what depends on it.
-            IoMode::Concurrent => jobs.into_iter().for_each(on_own_thread),
+            IoMode::Concurrent | IoMode::Unbatched => jobs.into_iter().for_each(on_own_thread),
             // One batch at a time, also across dispatches: a batch sent
             // while another is out waits for it.
             IoMode::Serial => {
@@ -247,16 +255,43 @@ fn on_own_thread(job: Job) {
 /// One batch call: ask the source, fill the cells, wake the run.
 fn call<S: DataSource>(source: &Source<S>, chunk: Vec<(S::Request, CellOf<S>)>, stats: &Mutex<IoStats>, io: &IoRun) {
     let (requests, cells): (Vec<_>, Vec<_>) = chunk.into_iter().unzip();
-    let start = Instant::now();
-    let results = catch_unwind(AssertUnwindSafe(|| source.call(&requests)));
-    let took = start.elapsed();
+    let answer = ask(source, &requests);
     // Counted as running from before the first cell is filled: the woken
     // sections are counted before this delivery stops counting.
     io.quiet.enter();
+    deliver(answer, &cells, stats);
+    io.answered();
+}
+
+/// Ask the source now and fill the cells ([`IoMode::Unbatched`]).
+fn fill<S: DataSource>(source: &Source<S>, chunk: Vec<(S::Request, CellOf<S>)>, stats: &Mutex<IoStats>) {
+    let (requests, cells): (Vec<_>, Vec<_>) = chunk.into_iter().unzip();
+    deliver(ask(source, &requests), &cells, stats);
+}
+
+/// What one call of a source gave: its results or its panic, and how long
+/// it took.
+struct Answer<S: DataSource> {
+    results: std::thread::Result<Vec<Result<S::Response, S::Error>>>,
+    requests: usize,
+    took: std::time::Duration,
+}
+
+/// One call of the source, its panic caught.
+fn ask<S: DataSource>(source: &Source<S>, requests: &[S::Request]) -> Answer<S> {
+    let start = Instant::now();
+    let results = catch_unwind(AssertUnwindSafe(|| source.call(requests)));
+    Answer { results, requests: requests.len(), took: start.elapsed() }
+}
+
+/// Count the call and fill each request's cell with its result (or the
+/// call's panic).
+fn deliver<S: DataSource>(answer: Answer<S>, cells: &[CellOf<S>], stats: &Mutex<IoStats>) {
+    let Answer { results, requests, took } = answer;
     {
         let mut s = stats.lock().unwrap_or_else(|e| e.into_inner());
         s.calls += 1;
-        s.requests += requests.len() as u64;
+        s.requests += requests as u64;
         s.busy += took;
         s.slowest = s.slowest.max(took);
         if let Ok(results) = &results {
@@ -271,10 +306,9 @@ fn call<S: DataSource>(source: &Source<S>, chunk: Vec<(S::Request, CellOf<S>)>, 
         }
         Err(payload) => {
             let payload = Arc::new(Mutex::new(Some(payload)));
-            for cell in &cells {
+            for cell in cells {
                 let _ = cell.set(Outcome::Panicked(payload.clone()));
             }
         }
     }
-    io.answered();
 }
