@@ -190,7 +190,7 @@ pub use ohua_runtime::report::{to_dot, IoStats, NodeStats, ReplicaStats, RunRepo
 /// Data sources an algorithm fetches from, batched (Ÿauhau): declare a
 /// parameter `db: &Source<MyDb>` and write `let x = db.fetch(request);`.
 /// See [`DataSource`] and the README's I/O section.
-pub use ohua_runtime::io::{DataSource, Query, Source, SourceStats};
+pub use ohua_runtime::io::{DataSource, Query, Source, SourceStats, Writable};
 
 /// Items the generated code refers to. Not a stable API.
 #[doc(hidden)]
@@ -209,6 +209,6 @@ pub mod __private {
     pub use ohua_runtime::port::{In, Out};
     /// What a fetch statement becomes.
     pub mod io {
-        pub use ohua_runtime::io::submit;
+        pub use ohua_runtime::io::{submit, Order};
     }
 }

@@ -43,6 +43,10 @@ impl Frontend<'_> {
                 // expression it became an operator running `let _ = ;`
                 // (found by the fuzz test, corpus `empty_statement.rs`).
                 syn::Stmt::Expr(syn::Expr::Verbatim(tokens), Some(_)) if tokens.is_empty() => {}
+                syn::Stmt::Expr(e, Some(_)) if self.is_io_statement(e) => {
+                    let local = super::fetch::io_statement(e).expect("checked");
+                    out.stmts.extend(self.parse_fetch(&local)?.expect("an I/O call on a source"));
+                }
                 syn::Stmt::Expr(e, semi) => {
                     // Only the last semicolon-less expression is the block's value;
                     // earlier ones are block-like statements (`if .. {}`).

@@ -6,8 +6,17 @@
 //! Neither blocks, so every fetch the dataflow reaches before an answer
 //! arrives joins the same batch, in loops, branches and called algorithms
 //! alike.
+//!
+//! `let r = src.write(w);` (or `src.write(w);`) is a declared write. An
+//! algorithm that writes to a source gets a state object for it, declared
+//! before its first statement (`let mut __ohua_order_src = Order::new();`),
+//! and every fetch and write on that source becomes a call on it
+//! (`__ohua_order_src.fetch(&src, q)`): calls on one state object happen in
+//! program order, so the runtime receives the source's requests in that
+//! order and keeps it.
 
 use syn::spanned::Spanned;
+use syn::visit::Visit;
 
 use super::ast::{Pattern, Stmt};
 use super::pattern::binding_pattern;
@@ -34,6 +43,65 @@ pub(crate) fn is_source_type(ty: &syn::Type) -> bool {
     }
 }
 
+/// The I/O methods of a source handle.
+fn is_io_method(method: &syn::Ident) -> bool {
+    method == "fetch" || method == "write"
+}
+
+/// The sources among `sources` that `block` calls `.write(..)` on.
+pub(crate) fn written_sources(block: &syn::Block, sources: &[String]) -> Vec<String> {
+    struct Writes<'a> {
+        sources: &'a [String],
+        found: Vec<String>,
+    }
+    impl<'ast> Visit<'ast> for Writes<'_> {
+        fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+            if let Some(src) = plain_ident(&m.receiver) {
+                let name = src.to_string();
+                if m.method == "write" && self.sources.contains(&name) && !self.found.contains(&name) {
+                    self.found.push(name);
+                }
+            }
+            syn::visit::visit_expr_method_call(self, m);
+        }
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut w = Writes { sources, found: Vec::new() };
+    w.visit_block(block);
+    w.found
+}
+
+/// The name of the order state of source `src`.
+fn order_state(src: &str) -> syn::Ident {
+    quote::format_ident!("__ohua_order_{}", src)
+}
+
+/// `block` with the order state of each of `ordered` declared first.
+pub(crate) fn with_order_states(block: &syn::Block, ordered: &[String]) -> syn::Block {
+    let mut block = block.clone();
+    let decls = ordered.iter().map(|src| {
+        let state = order_state(src);
+        let decl: syn::Stmt = syn::parse_quote!(let mut #state = ::ohua::__private::io::Order::new(););
+        decl
+    });
+    block.stmts.splice(0..0, decls);
+    block
+}
+
+/// `src.fetch(..)` / `src.write(..)` as a statement of its own: the `let _`
+/// that [`Frontend::parse_fetch`] takes.
+pub(crate) fn io_statement(e: &syn::Expr) -> Option<syn::Local> {
+    let syn::Expr::MethodCall(m) = unparen(e) else { return None };
+    plain_ident(&m.receiver)?;
+    if !is_io_method(&m.method) {
+        return None;
+    }
+    match syn::parse_quote_spanned!(m.span()=> let _ = #m;) {
+        syn::Stmt::Local(local) => Some(local),
+        _ => unreachable!("a `let` statement"),
+    }
+}
+
 /// Whether `expr` is the `await` marker built by [`Frontend::parse_fetch`];
 /// its single argument is the pending answer.
 pub(crate) fn is_await_marker(expr: &syn::Expr) -> bool {
@@ -44,13 +112,20 @@ pub(crate) fn is_await_marker(expr: &syn::Expr) -> bool {
 pub(crate) fn nested_fetch_error(m: &syn::ExprMethodCall) -> CompileError {
     CompileError::unsupported(
         m.span(),
-        "a data source fetch inside an expression",
-        "bind each fetch with a `let` of its own, e.g. `let info = db.fetch(PostInfo(id));`, \
-         and use `info` afterwards: only such fetches are batched",
+        format!("a data source `{}` inside an expression", m.method),
+        "bind each fetch or write with a `let` of its own, e.g. `let info = db.fetch(PostInfo(id));`, \
+         and use `info` afterwards: only such fetches are batched (and writes ordered)",
     )
 }
 
 impl Frontend<'_> {
+    /// Whether `e` is a fetch or write on a source parameter.
+    pub(super) fn is_io_statement(&self, e: &syn::Expr) -> bool {
+        let syn::Expr::MethodCall(m) = unparen(e) else { return false };
+        let Some(src) = plain_ident(&m.receiver) else { return false };
+        is_io_method(&m.method) && self.is_local(src) && self.sources.iter().any(|s| src == s)
+    }
+
     /// `let pat = src.fetch(request);` on a source parameter: the `submit`
     /// and `await` statements, or `None` for any other `let`.
     pub(super) fn parse_fetch(&mut self, local: &syn::Local) -> Result<Option<Vec<Stmt>>> {
@@ -60,15 +135,15 @@ impl Frontend<'_> {
         }
         let syn::Expr::MethodCall(m) = unparen(&init.expr) else { return Ok(None) };
         let Some(src) = plain_ident(&m.receiver) else { return Ok(None) };
-        if m.method != "fetch" || !self.is_local(src) || !self.sources.iter().any(|s| src == s) {
+        if !is_io_method(&m.method) || !self.is_local(src) || !self.sources.iter().any(|s| src == s) {
             return Ok(None);
         }
         check_attrs(&local.attrs)?;
         if m.args.len() != 1 || m.turbofish.is_some() {
             return Err(CompileError::unsupported(
                 m.span(),
-                "this form of `fetch`",
-                "pass exactly one request: `let x = src.fetch(request);`",
+                "this form of `fetch`/`write`",
+                "pass exactly one request: `let x = src.fetch(request);` or `let r = src.write(w);`",
             ));
         }
         let (pat, ty) = match &local.pat {
@@ -76,7 +151,7 @@ impl Frontend<'_> {
             pat => (pat, None),
         };
         let pat = binding_pattern(pat, "a `let`")?;
-        if !matches!(pat, Pattern::Ident { .. }) {
+        if !matches!(pat, Pattern::Ident { .. } | Pattern::Wild(_)) {
             return Err(CompileError::unsupported(
                 local.pat.span(),
                 "a pattern binding a fetch's answer",
@@ -87,7 +162,13 @@ impl Frontend<'_> {
         let pending = quote::format_ident!("__ohua_fetch{}", self.fetches);
         self.fetches += 1;
         let request = &m.args[0];
-        let submit: syn::Expr = syn::parse_quote_spanned!(m.span()=> ::ohua::__private::io::submit(&#src, #request));
+        let method = &m.method;
+        let submit: syn::Expr = if self.ordered.iter().any(|s| src == s) {
+            let state = order_state(&src.to_string());
+            syn::parse_quote_spanned!(m.span()=> #state.#method(&#src, #request))
+        } else {
+            syn::parse_quote_spanned!(m.span()=> ::ohua::__private::io::submit(&#src, #request))
+        };
         let submit = self.node(&submit)?;
         let pending_pat = Pattern::Ident { name: pending.clone(), mutable: false };
         self.scope.bind_pattern(&pending_pat);

@@ -47,15 +47,21 @@ pub fn parse_algorithm(item: &syn::ItemFn, algorithms: &[syn::Ident]) -> Result<
         ast::Pattern::Ident { name, .. } => Some(name.to_string()),
         _ => None,
     });
+    let sources: Vec<String> = sources.collect();
+    // Sources the body writes to keep program order through a state object
+    // of their own, declared first (`fetch.rs`).
+    let ordered = fetch::written_sources(&item.block, &sources);
+    let block = fetch::with_order_states(&item.block, &ordered);
     let mut frontend = Frontend {
         algorithms,
         scope: Scope::new(),
         unit_return: signature::returns_unit(&item.sig),
-        sources: sources.collect(),
+        sources,
+        ordered,
         fetches: 0,
     };
     params.iter().for_each(|p| frontend.scope.bind_pattern(&p.pat));
-    let body = frontend.parse_block(&item.block, true)?;
+    let body = frontend.parse_block(&block, true)?;
     // Parameters taken by reference may be borrowed from (the caller's data
     // outlives the run); see `borrows.rs`.
     let by_ref: Vec<String> = params
@@ -82,6 +88,9 @@ struct Frontend<'a> {
     unit_return: bool,
     /// Parameters that are data source handles (`db: &Source<Db>`).
     sources: Vec<String>,
+    /// The sources the algorithm writes to: their requests go through an
+    /// order state (`fetch.rs`).
+    ordered: Vec<String>,
     /// Fetches parsed so far (names their pending answers).
     fetches: usize,
 }

@@ -116,9 +116,10 @@ impl<'a> Prepared<'a> {
         let counters = run_sections(graph, &sections, &shared, &opts);
         drop(sections);
         // No thread of the run outlives it: wait for batches still in
-        // flight (only after an abort can there be any).
+        // flight, after sending writes nobody awaited (not after an abort:
+        // sequential code would not have reached them).
         if let Some(io) = &io {
-            io.wait_idle();
+            io.wait_idle(!shared.aborted());
         }
         let mut report = make_report(graph, plan, start.elapsed(), counters, &fused_into, shared.section_stats());
         report.panicked = shared.panicked_operator();

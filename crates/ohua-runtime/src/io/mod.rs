@@ -15,18 +15,28 @@
 //! the optimum; batches to different sources run concurrently on threads of
 //! their own, and each answer wakes the run as soon as it arrives.
 //!
+//! A source that also takes writes implements [`Writable`]; in an algorithm
+//! that writes to it (`let r = db.write(w);`), its requests go through an
+//! [`Order`] state and keep program order.
+//!
 //! Run sequentially, `db.fetch(q)` is [`Source::fetch`]: one call per fetch.
 
+mod batch;
+mod order;
 mod pending;
 mod quiet;
 pub(crate) mod run;
 mod source;
+mod table;
+mod writable;
 
 use std::cell::Cell;
 
+pub use order::Order;
 pub use pending::Pending;
 pub use quiet::Quiet;
 pub use source::{DataSource, Query, Source, SourceStats};
+pub use writable::Writable;
 
 use run::IoRun;
 
@@ -73,12 +83,8 @@ impl Drop for Current {
 /// assert_eq!(answer.poll(), Some(Ok(42)));
 /// ```
 pub fn submit<S: DataSource, Q: Query<S>>(source: &Source<S>, query: Q) -> Pending<Result<Q::Output, S::Error>> {
-    let io = CURRENT.with(Cell::get);
-    if io.is_null() {
-        return Pending::ready(source.fetch(query));
+    match order::current() {
+        Some(io) => io.submit(source, query.request(), Q::output, false),
+        None => Pending::ready(source.fetch(query)),
     }
-    // SAFETY: installed by `Current` for as long as this thread drives a
-    // section of the run, which outlives its sections.
-    let io = unsafe { &*io };
-    io.submit(source, query.request(), Q::output)
 }

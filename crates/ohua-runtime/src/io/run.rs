@@ -1,15 +1,15 @@
-//! One algorithm call's I/O: the requests collected since the last batch,
-//! the per-call cache, and the batches in flight.
+//! One algorithm call's I/O: a table per source (`table.rs`), and the
+//! batches in flight.
 
-use std::any::Any;
 use std::collections::HashMap;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Condvar, Mutex, OnceLock, Weak};
-use std::time::Instant;
 
-use super::pending::{Cell, Outcome, Pending};
+use super::batch::{self, Call, CallOf};
+use super::pending::Pending;
 use super::quiet::Quiet;
 use super::source::{DataSource, Source};
+use super::table::{Batch, Table, TableOf};
+use super::writable::Writable;
 use crate::deploy::IoMode;
 use crate::report::IoStats;
 use crate::sync::Waker;
@@ -20,7 +20,7 @@ pub(crate) struct IoRun {
     quiet: Arc<Quiet>,
     /// Every section of the run: an answer may be awaited anywhere.
     wakers: OnceLock<Vec<Waker>>,
-    /// Batches sent and not yet answered.
+    /// Batch threads started and not finished.
     in_flight: Mutex<usize>,
     answered: Condvar,
     mode: IoMode,
@@ -36,35 +36,26 @@ struct Tables {
     order: Vec<usize>,
 }
 
-/// A batch call ready to run on its own thread.
+impl Tables {
+    /// The table of `source`, created at its first request.
+    fn of<S: DataSource>(&mut self, source: &Source<S>) -> &mut TableOf<S> {
+        let id = source.id();
+        let order = &mut self.order;
+        let table = self.by_source.entry(id).or_insert_with(|| {
+            order.push(id);
+            Box::new(TableOf::new(source))
+        });
+        table.as_any().downcast_mut().expect("one table type per source id")
+    }
+}
+
+/// A batch's thread, ready to start.
 type Job = Box<dyn FnOnce() + Send>;
-
-/// One source's requests within a run (type-erased [`TableOf`]).
-trait Table: Send {
-    fn as_any(&mut self) -> &mut dyn Any;
-    /// The calls answering every request queued since the last batch.
-    fn take_batch(&mut self, io: &Arc<IoRun>) -> Vec<Job>;
-    fn stats(&self) -> IoStats;
-}
-
-/// The answer cell of one of `S`'s requests.
-type CellOf<S> = Arc<Cell<<S as DataSource>::Response, <S as DataSource>::Error>>;
-
-struct TableOf<S: DataSource> {
-    source: Source<S>,
-    /// Every request of this run, answered or not (the per-call cache),
-    /// with the batch it joined.
-    cells: HashMap<S::Request, (CellOf<S>, u64)>,
-    /// Requests not sent yet: the batch numbered `batch`.
-    queued: Vec<(S::Request, CellOf<S>)>,
-    batch: u64,
-    stats: Arc<Mutex<IoStats>>,
-}
 
 impl IoRun {
     /// The I/O state of a run with `sections` sections; their wakers
     /// follow ([`IoRun::set_wakers`]), as their sleep flags need its count.
-    /// `mode` says whether the batches of different sources go out at once.
+    /// `mode` says how batches go out.
     pub(crate) fn new(sections: usize, mode: IoMode) -> Arc<IoRun> {
         Arc::new_cyclic(|me: &Weak<IoRun>| {
             let me = me.clone();
@@ -96,93 +87,99 @@ impl IoRun {
     }
 
     /// Join `request` to the next batch of `source` (or to the answer of an
-    /// equal request of this run).
+    /// equal request since the source's last write). `in_order`: the
+    /// algorithm writes to this source and submits in program order.
     pub(crate) fn submit<S: DataSource, O: Send + 'static>(
         &self,
         source: &Source<S>,
         request: S::Request,
         convert: fn(S::Response) -> O,
+        in_order: bool,
     ) -> Pending<Result<O, S::Error>> {
-        let mut tables_guard = self.tables.lock().unwrap_or_else(|e| e.into_inner());
-        let tables = &mut *tables_guard;
-        let id = source.id();
-        let table = tables.by_source.entry(id).or_insert_with(|| {
-            tables.order.push(id);
-            let stats = IoStats { source: source.get().name().to_string(), ..IoStats::default() };
-            Box::new(TableOf {
-                source: source.clone(),
-                cells: HashMap::new(),
-                queued: Vec::new(),
-                batch: 0,
-                stats: Arc::new(Mutex::new(stats)),
-            })
-        });
-        let table: &mut TableOf<S> = table.as_any().downcast_mut().expect("one table type per source id");
-        let mut stats = table.stats.lock().unwrap_or_else(|e| e.into_inner());
-        stats.fetches += 1;
-        if let Some((cell, batch)) = table.cells.get(&request) {
-            if *batch == table.batch {
-                stats.deduplicated += 1;
-            } else {
-                stats.cached += 1;
+        let batched = self.mode != IoMode::Unbatched;
+        let mut tables = self.tables.lock().unwrap_or_else(|e| e.into_inner());
+        let table = tables.of(source);
+        match table.read(request.clone(), in_order, batched) {
+            Ok(cell) => Pending::of(cell, convert),
+            Err(cell) if batched => Pending::of(cell, convert),
+            Err(cell) => {
+                let stats = table.stats.clone();
+                drop(tables);
+                batch::now(Box::new(CallOf::new(source, vec![(request, cell.clone())], |s, r| s.call(r), &stats)));
+                Pending::of(cell, convert)
             }
-            return Pending::of(cell.clone(), convert);
         }
-        drop(stats);
-        let cell = Arc::new(Cell::new());
-        if self.mode == IoMode::Unbatched {
-            // The answer is there when `submit` returns; the cell is not
-            // kept, so a repeated request is fetched again.
-            let (source, stats) = (table.source.clone(), table.stats.clone());
-            drop(tables_guard);
-            fill(&source, vec![(request, cell.clone())], &stats);
-            return Pending::of(cell, convert);
-        }
-        table.cells.insert(request.clone(), (cell.clone(), table.batch));
-        table.queued.push((request, cell.clone()));
-        Pending::of(cell, convert)
     }
 
-    /// Send every queued request: one call per source (split by its
+    /// Queue `write` for `source` after everything the algorithm submitted
+    /// to it before (program order).
+    pub(crate) fn submit_write<S: Writable>(
+        &self,
+        source: &Source<S>,
+        write: S::Write,
+    ) -> Pending<Result<S::Written, S::Error>> {
+        let batched = self.mode != IoMode::Unbatched;
+        let mut tables = self.tables.lock().unwrap_or_else(|e| e.into_inner());
+        let table = tables.of(source);
+        let cell = table.write(write.clone(), batched);
+        if !batched {
+            let stats = table.stats.clone();
+            drop(tables);
+            batch::now(Box::new(CallOf::new(source, vec![(write, cell.clone())], |s, w| s.call_write(w), &stats)));
+        }
+        Pending::of(cell, |w| w)
+    }
+
+    /// Send every queued request: per source, its calls (split by its
     /// `max_batch_size`), each on a thread of its own, so sources answer
-    /// concurrently. Called when the run is quiet.
+    /// concurrently; a source whose requests keep program order gets one
+    /// thread making its calls in order. Called when the run is quiet.
     pub(crate) fn dispatch(self: Arc<Self>) {
-        let jobs: Vec<Job> = {
+        let batches: Vec<Batch> = {
             let mut tables = self.tables.lock().unwrap_or_else(|e| e.into_inner());
             let Tables { by_source, order } = &mut *tables;
-            order
-                .iter()
-                .flat_map(|id| by_source.get_mut(id).expect("ordered ids have tables").take_batch(&self))
-                .collect()
+            order.iter().filter_map(|id| by_source.get_mut(id).expect("ordered ids have tables").take_batch()).collect()
         };
+        let jobs: Vec<Job> = batches
+            .into_iter()
+            .flat_map(|b| -> Vec<Job> {
+                match b {
+                    Batch::Concurrent(calls) => calls.into_iter().map(|c| self.job(vec![c], None)).collect(),
+                    Batch::InOrder(calls, busy) => vec![self.job(calls, Some(busy))],
+                }
+            })
+            .collect();
         if jobs.is_empty() {
             return;
         }
         *self.in_flight.lock().unwrap_or_else(|e| e.into_inner()) += jobs.len();
-        match self.mode {
-            // Each batch on a thread of its own: sources answer
-            // concurrently, and a slow one delays only what depends on it.
-            IoMode::Concurrent | IoMode::Unbatched => jobs.into_iter().for_each(on_own_thread),
-            // One batch at a time, also across dispatches: a batch sent
-            // while another is out waits for it.
-            IoMode::Serial => {
-                let io = self.clone();
-                on_own_thread(Box::new(move || {
-                    let _one_at_a_time = io.serial.lock().unwrap_or_else(|e| e.into_inner());
-                    jobs.into_iter().for_each(|job| job());
-                }))
-            }
-        }
+        jobs.into_iter().for_each(on_own_thread);
     }
 
-    /// A batch answered: its cells are filled. Wake every section (one of
-    /// them awaits the answers) while counted as running, so the run cannot
+    /// The thread body making `calls`: at once ([`IoMode::Concurrent`]),
+    /// or holding the run's serial lock ([`IoMode::Serial`]).
+    fn job(self: &Arc<Self>, calls: Vec<Box<dyn Call>>, busy: Option<Arc<std::sync::atomic::AtomicBool>>) -> Job {
+        let io = self.clone();
+        Box::new(move || {
+            let _one_at_a_time =
+                (io.mode == IoMode::Serial).then(|| io.serial.lock().unwrap_or_else(|e| e.into_inner()));
+            batch::run(calls, &io, busy.as_deref());
+        })
+    }
+
+    /// A call answered: its cells are filled. Wake every section (one of
+    /// them awaits the answers) and stop counting the delivery (counted by
+    /// the caller from before the first cell was filled), so the run cannot
     /// look quiet before the woken sections are counted.
-    fn answered(&self) {
+    pub(super) fn answered(&self) {
         for w in self.wakers.get().map_or(&[][..], Vec::as_slice) {
             w.wake();
         }
         self.quiet.leave();
+    }
+
+    /// A batch's thread is done.
+    pub(super) fn job_done(&self) {
         let mut n = self.in_flight.lock().unwrap_or_else(|e| e.into_inner());
         *n -= 1;
         if *n == 0 {
@@ -190,12 +187,24 @@ impl IoRun {
         }
     }
 
-    /// Wait until no batch is in flight (at the end of a run, so no thread
-    /// of it outlives the call).
-    pub(crate) fn wait_idle(&self) {
-        let mut n = self.in_flight.lock().unwrap_or_else(|e| e.into_inner());
-        while *n > 0 {
-            n = self.answered.wait(n).unwrap_or_else(|e| e.into_inner());
+    /// At the end of a run: send what is still queued if `send_rest`
+    /// (writes nobody waited for) and wait until no batch is in flight, so
+    /// no thread of the run outlives the call.
+    pub(crate) fn wait_idle(self: &Arc<Self>, send_rest: bool) {
+        loop {
+            {
+                let mut n = self.in_flight.lock().unwrap_or_else(|e| e.into_inner());
+                while *n > 0 {
+                    n = self.answered.wait(n).unwrap_or_else(|e| e.into_inner());
+                }
+            }
+            if !send_rest {
+                return;
+            }
+            self.clone().dispatch();
+            if *self.in_flight.lock().unwrap_or_else(|e| e.into_inner()) == 0 {
+                return;
+            }
         }
     }
 
@@ -203,33 +212,6 @@ impl IoRun {
     pub(crate) fn stats(&self) -> Vec<IoStats> {
         let tables = self.tables.lock().unwrap_or_else(|e| e.into_inner());
         tables.order.iter().map(|id| tables.by_source[id].stats()).collect()
-    }
-}
-
-impl<S: DataSource> Table for TableOf<S> {
-    fn as_any(&mut self) -> &mut dyn Any {
-        self
-    }
-
-    fn take_batch(&mut self, io: &Arc<IoRun>) -> Vec<Job> {
-        if self.queued.is_empty() {
-            return Vec::new();
-        }
-        let queued = std::mem::take(&mut self.queued);
-        self.batch += 1;
-        let size = self.source.get().max_batch_size().unwrap_or(usize::MAX).max(1);
-        let mut jobs: Vec<Job> = Vec::new();
-        let mut rest = queued.into_iter().peekable();
-        while rest.peek().is_some() {
-            let chunk: Vec<_> = rest.by_ref().take(size).collect();
-            let (source, stats, io) = (self.source.clone(), self.stats.clone(), io.clone());
-            jobs.push(Box::new(move || call(&source, chunk, &stats, &io)));
-        }
-        jobs
-    }
-
-    fn stats(&self) -> IoStats {
-        self.stats.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 }
 
@@ -248,67 +230,6 @@ fn on_own_thread(job: Job) {
     if started.is_err() {
         if let Some(job) = take(&slot) {
             job();
-        }
-    }
-}
-
-/// One batch call: ask the source, fill the cells, wake the run.
-fn call<S: DataSource>(source: &Source<S>, chunk: Vec<(S::Request, CellOf<S>)>, stats: &Mutex<IoStats>, io: &IoRun) {
-    let (requests, cells): (Vec<_>, Vec<_>) = chunk.into_iter().unzip();
-    let answer = ask(source, &requests);
-    // Counted as running from before the first cell is filled: the woken
-    // sections are counted before this delivery stops counting.
-    io.quiet.enter();
-    deliver(answer, &cells, stats);
-    io.answered();
-}
-
-/// Ask the source now and fill the cells ([`IoMode::Unbatched`]).
-fn fill<S: DataSource>(source: &Source<S>, chunk: Vec<(S::Request, CellOf<S>)>, stats: &Mutex<IoStats>) {
-    let (requests, cells): (Vec<_>, Vec<_>) = chunk.into_iter().unzip();
-    deliver(ask(source, &requests), &cells, stats);
-}
-
-/// What one call of a source gave: its results or its panic, and how long
-/// it took.
-struct Answer<S: DataSource> {
-    results: std::thread::Result<Vec<Result<S::Response, S::Error>>>,
-    requests: usize,
-    took: std::time::Duration,
-}
-
-/// One call of the source, its panic caught.
-fn ask<S: DataSource>(source: &Source<S>, requests: &[S::Request]) -> Answer<S> {
-    let start = Instant::now();
-    let results = catch_unwind(AssertUnwindSafe(|| source.call(requests)));
-    Answer { results, requests: requests.len(), took: start.elapsed() }
-}
-
-/// Count the call and fill each request's cell with its result (or the
-/// call's panic).
-fn deliver<S: DataSource>(answer: Answer<S>, cells: &[CellOf<S>], stats: &Mutex<IoStats>) {
-    let Answer { results, requests, took } = answer;
-    {
-        let mut s = stats.lock().unwrap_or_else(|e| e.into_inner());
-        s.calls += 1;
-        s.requests += requests as u64;
-        s.busy += took;
-        s.slowest = s.slowest.max(took);
-        if let Ok(results) = &results {
-            s.errors += results.iter().filter(|r| r.is_err()).count() as u64;
-        }
-    }
-    match results {
-        Ok(results) => {
-            for (cell, result) in cells.iter().zip(results) {
-                let _ = cell.set(Outcome::Answer(result));
-            }
-        }
-        Err(payload) => {
-            let payload = Arc::new(Mutex::new(Some(payload)));
-            for cell in cells {
-                let _ = cell.set(Outcome::Panicked(payload.clone()));
-            }
         }
     }
 }

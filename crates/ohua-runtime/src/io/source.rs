@@ -133,10 +133,14 @@ where
 /// sequential fetches).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct SourceStats {
-    /// Calls of [`DataSource::fetch`] (batches).
+    /// Calls of [`DataSource::fetch`] and [`Writable::write`] (batches).
+    ///
+    /// [`Writable::write`]: super::Writable::write
     pub calls: u64,
-    /// Requests sent in those calls.
+    /// Requests sent in those calls (writes included).
     pub requests: u64,
+    /// Writes sent, all calls together.
+    pub writes: u64,
 }
 
 /// A shared handle to a data source, the parameter type through which an
@@ -154,6 +158,7 @@ struct Inner<S> {
     source: S,
     calls: AtomicU64,
     requests: AtomicU64,
+    writes: AtomicU64,
 }
 
 impl<S: DataSource> Clone for Source<S> {
@@ -165,7 +170,14 @@ impl<S: DataSource> Clone for Source<S> {
 impl<S: DataSource> Source<S> {
     /// A handle to `source`.
     pub fn new(source: S) -> Self {
-        Source { inner: Arc::new(Inner { source, calls: AtomicU64::new(0), requests: AtomicU64::new(0) }) }
+        Source {
+            inner: Arc::new(Inner {
+                source,
+                calls: AtomicU64::new(0),
+                requests: AtomicU64::new(0),
+                writes: AtomicU64::new(0),
+            }),
+        }
     }
 
     /// The source itself.
@@ -196,21 +208,36 @@ impl<S: DataSource> Source<S> {
         SourceStats {
             calls: self.inner.calls.load(Ordering::Relaxed),
             requests: self.inner.requests.load(Ordering::Relaxed),
+            writes: self.inner.writes.load(Ordering::Relaxed),
         }
     }
 
     /// One call of the source, counted and checked.
     pub(crate) fn call(&self, requests: &[S::Request]) -> Vec<Result<S::Response, S::Error>> {
+        self.counted(requests.len(), || self.inner.source.fetch(requests))
+    }
+
+    /// One write call of the source, counted and checked.
+    pub(crate) fn call_write(&self, writes: &[S::Write]) -> Vec<Result<S::Written, S::Error>>
+    where
+        S: super::Writable,
+    {
+        self.inner.writes.fetch_add(writes.len() as u64, Ordering::Relaxed);
+        self.counted(writes.len(), || self.inner.source.write(writes))
+    }
+
+    /// Count a call with `n` requests, make it, and check it answered each.
+    fn counted<T>(&self, n: usize, call: impl FnOnce() -> Vec<T>) -> Vec<T> {
         self.inner.calls.fetch_add(1, Ordering::Relaxed);
-        self.inner.requests.fetch_add(requests.len() as u64, Ordering::Relaxed);
-        let results = self.inner.source.fetch(requests);
+        self.inner.requests.fetch_add(n as u64, Ordering::Relaxed);
+        let results = call();
         assert_eq!(
             results.len(),
-            requests.len(),
+            n,
             "ohua: data source `{}` returned {} results for {} requests",
             self.inner.source.name(),
             results.len(),
-            requests.len()
+            n
         );
         results
     }

@@ -88,15 +88,17 @@ pub struct RunReport {
 pub struct IoStats {
     /// The source's [`name`](crate::io::DataSource::name).
     pub source: String,
-    /// Requests the algorithm submitted.
+    /// Reads the algorithm submitted.
     pub fetches: u64,
+    /// Writes the algorithm submitted (all sent: never deduplicated).
+    pub writes: u64,
     /// Submitted requests equal to one waiting for the same batch.
     pub deduplicated: u64,
     /// Submitted requests equal to one sent earlier in the run.
     pub cached: u64,
-    /// Batch calls of the source.
+    /// Batch calls of the source (reads and writes).
     pub calls: u64,
-    /// Requests sent in them.
+    /// Requests sent in them (reads and writes).
     pub requests: u64,
     /// Requests the source answered with an error.
     pub errors: u64,

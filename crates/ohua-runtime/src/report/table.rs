@@ -70,9 +70,10 @@ impl fmt::Display for RunReport {
         for s in &self.io {
             writeln!(
                 f,
-                "source {}: {} fetches, {} deduplicated, {} cached, {} requests in {} calls, {} errors, {:.3} ms in calls (slowest {:.3} ms)",
+                "source {}: {} fetches, {} writes, {} deduplicated, {} cached, {} requests in {} calls, {} errors, {:.3} ms in calls (slowest {:.3} ms)",
                 s.source,
                 s.fetches,
+                s.writes,
                 s.deduplicated,
                 s.cached,
                 s.requests,

@@ -71,12 +71,17 @@ struct Collector<'a> {
 }
 
 impl Collector<'_> {
-    /// A `src.fetch(..)` on a data source parameter inside an expression:
-    /// the compiler batches only fetches that are statements of their own.
+    /// A `src.fetch(..)` or `src.write(..)` on a data source parameter
+    /// inside an expression: the compiler batches only fetches (and orders
+    /// only writes) that are statements of their own.
     fn nested_fetch(&mut self, m: &syn::ExprMethodCall) {
         let syn::Expr::Path(p) = &*m.receiver else { return };
         let Some(src) = p.path.get_ident() else { return };
-        if m.method == "fetch" && self.is_local(src) && self.sources.iter().any(|s| src == s) && self.error.is_none() {
+        if (m.method == "fetch" || m.method == "write")
+            && self.is_local(src)
+            && self.sources.iter().any(|s| src == s)
+            && self.error.is_none()
+        {
             self.error = Some(crate::frontend::fetch::nested_fetch_error(m));
         }
     }

@@ -1,0 +1,196 @@
+//! One source's requests within a run: the per-call cache, and the queue of
+//! requests not sent yet, in groups of consecutive reads and writes.
+
+use std::any::Any;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use super::batch::{Call, CallOf};
+use super::pending::Cell;
+use super::source::{DataSource, Source};
+use super::writable::Writable;
+use crate::report::IoStats;
+
+/// The answer cell of one of `S`'s reads.
+pub(super) type ReadCell<S> = Arc<Cell<<S as DataSource>::Response, <S as DataSource>::Error>>;
+/// The answer cell of one of `S`'s writes.
+pub(super) type WriteCell<S> = Arc<Cell<<S as Writable>::Written, <S as DataSource>::Error>>;
+
+/// What a dispatch sends for one source: calls that may all be out at once,
+/// or calls to make one after another (a source whose requests keep
+/// program order) with the flag saying such a job is out.
+pub(super) enum Batch {
+    /// Independent calls (each on a thread of its own).
+    Concurrent(Vec<Box<dyn Call>>),
+    /// Calls in program order, on one thread; clear the flag when done.
+    InOrder(Vec<Box<dyn Call>>, Arc<AtomicBool>),
+}
+
+/// One source's table, type-erased.
+pub(super) trait Table: Send {
+    fn as_any(&mut self) -> &mut dyn Any;
+    /// The calls answering the requests queued since the last batch (none
+    /// while an in-order job of this source is out).
+    fn take_batch(&mut self) -> Option<Batch>;
+    fn stats(&self) -> IoStats;
+}
+
+/// Consecutive writes of one source, type-erased (only a [`Writable`]
+/// source has them).
+trait Writes: Send {
+    fn as_any(&mut self) -> &mut dyn Any;
+    fn into_calls(self: Box<Self>, size: usize, stats: &Arc<Mutex<IoStats>>) -> Vec<Box<dyn Call>>;
+}
+
+struct WritesOf<S: Writable> {
+    source: Source<S>,
+    writes: Vec<(S::Write, WriteCell<S>)>,
+}
+
+impl<S: Writable> Writes for WritesOf<S> {
+    fn as_any(&mut self) -> &mut dyn Any {
+        self
+    }
+    fn into_calls(self: Box<Self>, size: usize, stats: &Arc<Mutex<IoStats>>) -> Vec<Box<dyn Call>> {
+        let source = self.source;
+        chunks(self.writes, size, |chunk| Box::new(CallOf::new(&source, chunk, |s, w| s.call_write(w), stats)))
+    }
+}
+
+/// A run of consecutive requests of one kind, in submission order.
+enum Group<S: DataSource> {
+    Reads(Vec<(S::Request, ReadCell<S>)>),
+    Writes(Box<dyn Writes>),
+}
+
+pub(super) struct TableOf<S: DataSource> {
+    pub(super) source: Source<S>,
+    /// Every read of this run since its last write, answered or not (the
+    /// per-call cache), with the batch it joined.
+    cells: HashMap<S::Request, (ReadCell<S>, u64)>,
+    /// Requests not sent yet: the batch numbered `batch`.
+    queue: Vec<Group<S>>,
+    batch: u64,
+    /// The algorithm writes to this source, so its requests arrive in
+    /// program order and are sent in that order by one job at a time.
+    in_order: bool,
+    /// That job is out.
+    busy: Arc<AtomicBool>,
+    pub(super) stats: Arc<Mutex<IoStats>>,
+}
+
+impl<S: DataSource> TableOf<S> {
+    pub(super) fn new(source: &Source<S>) -> Self {
+        let stats = IoStats { source: source.get().name().to_string(), ..IoStats::default() };
+        TableOf {
+            source: source.clone(),
+            cells: HashMap::new(),
+            queue: Vec::new(),
+            batch: 0,
+            in_order: false,
+            busy: Arc::new(AtomicBool::new(false)),
+            stats: Arc::new(Mutex::new(stats)),
+        }
+    }
+
+    /// The cell answering `request`: an equal read's since the last write
+    /// (`Ok`), or a new one (`Err`) that `keep` says whether to queue.
+    pub(super) fn read(&mut self, request: S::Request, in_order: bool, keep: bool) -> Result<ReadCell<S>, ReadCell<S>> {
+        self.in_order |= in_order;
+        let mut stats = self.stats.lock().unwrap_or_else(|e| e.into_inner());
+        stats.fetches += 1;
+        if let Some((cell, batch)) = self.cells.get(&request) {
+            if *batch == self.batch {
+                stats.deduplicated += 1;
+            } else {
+                stats.cached += 1;
+            }
+            return Ok(cell.clone());
+        }
+        drop(stats);
+        let cell = Arc::new(Cell::new());
+        if keep {
+            self.cells.insert(request.clone(), (cell.clone(), self.batch));
+            match self.queue.last_mut() {
+                Some(Group::Reads(reads)) => reads.push((request, cell.clone())),
+                _ => self.queue.push(Group::Reads(vec![(request, cell.clone())])),
+            }
+        }
+        Err(cell)
+    }
+
+    /// A new cell for `write`, queued if `keep`. The cache forgets every
+    /// answer: a later read must see the write.
+    pub(super) fn write(&mut self, write: S::Write, keep: bool) -> WriteCell<S>
+    where
+        S: Writable,
+    {
+        self.in_order = true;
+        self.stats.lock().unwrap_or_else(|e| e.into_inner()).writes += 1;
+        self.cells.clear();
+        let cell = Arc::new(Cell::new());
+        if keep {
+            let item = (write, cell.clone());
+            let appended = match self.queue.last_mut() {
+                Some(Group::Writes(w)) => {
+                    w.as_any().downcast_mut::<WritesOf<S>>().expect("one source type per table").writes.push(item);
+                    None
+                }
+                _ => Some(item),
+            };
+            if let Some(item) = appended {
+                let writes = WritesOf { source: self.source.clone(), writes: vec![item] };
+                self.queue.push(Group::Writes(Box::new(writes)));
+            }
+        }
+        cell
+    }
+}
+
+impl<S: DataSource> Table for TableOf<S> {
+    fn as_any(&mut self) -> &mut dyn Any {
+        self
+    }
+
+    fn take_batch(&mut self) -> Option<Batch> {
+        if self.queue.is_empty() || self.busy.load(Ordering::Acquire) {
+            return None;
+        }
+        self.batch += 1;
+        let size = self.source.get().max_batch_size().unwrap_or(usize::MAX).max(1);
+        let mut calls: Vec<Box<dyn Call>> = Vec::new();
+        for group in std::mem::take(&mut self.queue) {
+            match group {
+                Group::Reads(reads) => {
+                    let source = &self.source;
+                    let stats = &self.stats;
+                    calls.extend(chunks(reads, size, |chunk| {
+                        Box::new(CallOf::new(source, chunk, |s, r| s.call(r), stats)) as Box<dyn Call>
+                    }))
+                }
+                Group::Writes(writes) => calls.extend(writes.into_calls(size, &self.stats)),
+            }
+        }
+        if self.in_order {
+            self.busy.store(true, Ordering::Release);
+            Some(Batch::InOrder(calls, self.busy.clone()))
+        } else {
+            Some(Batch::Concurrent(calls))
+        }
+    }
+
+    fn stats(&self) -> IoStats {
+        self.stats.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+}
+
+/// `items` in chunks of at most `size`, each made into a call by `call`.
+fn chunks<T>(items: Vec<T>, size: usize, mut call: impl FnMut(Vec<T>) -> Box<dyn Call>) -> Vec<Box<dyn Call>> {
+    let mut rest = items.into_iter().peekable();
+    let mut calls = Vec::new();
+    while rest.peek().is_some() {
+        calls.push(call(rest.by_ref().take(size).collect()));
+    }
+    calls
+}
