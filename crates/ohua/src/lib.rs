@@ -187,6 +187,10 @@ pub use ohua_runtime::deploy::Plan;
 pub use ohua_runtime::graph::{ArcInfo, GraphInfo, NodeInfo};
 pub use ohua_runtime::report::{to_dot, IoStats, NodeStats, ReplicaStats, RunReport, SectionStats};
 
+/// Data sources with async batch functions (feature `async`): implement
+/// [`AsyncDataSource`] and pass `Source::new(Async::new(source))`.
+#[cfg(feature = "async")]
+pub use ohua_runtime::io::{Async, AsyncDataSource};
 /// Data sources an algorithm fetches from, batched (Ÿauhau): declare a
 /// parameter `db: &Source<MyDb>` and write `let x = db.fetch(request);`.
 /// See [`DataSource`] and the README's I/O section.

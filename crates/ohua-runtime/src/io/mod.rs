@@ -21,6 +21,8 @@
 //!
 //! Run sequentially, `db.fetch(q)` is [`Source::fetch`]: one call per fetch.
 
+#[cfg(feature = "async")]
+mod async_source;
 mod batch;
 mod order;
 mod pending;
@@ -32,6 +34,8 @@ mod writable;
 
 use std::cell::Cell;
 
+#[cfg(feature = "async")]
+pub use async_source::{Async, AsyncDataSource};
 pub use order::Order;
 pub use pending::Pending;
 pub use quiet::Quiet;
