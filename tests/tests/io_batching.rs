@@ -352,3 +352,52 @@ fn io_mode_unbatched_makes_one_call_per_fetch_in_any_deployment() {
         assert!(batches.iter().all(|b| b.len() == 1), "{batches:?}");
     }
 }
+
+/// main pane of the blog (Fig. 4.5): ids, then infos, then contents.
+#[algorithm]
+fn main_pane(db: &Source<Kv>, n: usize) -> Vec<u64> {
+    let ids = db.fetch(1003);
+    let ids: Vec<u64> = (0..value(ids) % 20).collect();
+    let infos: Vec<u64> = ids
+        .into_iter()
+        .map(|id| {
+            let i = db.fetch(id);
+            value(i)
+        })
+        .collect();
+    let last: Vec<u64> = infos.into_iter().rev().take(n).collect();
+    let bodies: Vec<u64> = last
+        .into_iter()
+        .map(|i| {
+            let c = db.fetch(i % 7 + 100);
+            value(c)
+        })
+        .collect();
+    bodies
+}
+
+#[test]
+fn the_explain_report_names_each_site_its_round_and_the_chain_before_it() {
+    let db = Source::new(Kv::default());
+    let (out, reports) = ohua::profile(|| {
+        ohua::with_deployment(Deployment { workers: 2, ..Deployment::default() }, || main_pane(&db, 5))
+    });
+    assert_eq!(out, ohua::sequential(|| main_pane(&Source::new(Kv::default()), 5)));
+    let report = reports.last().expect("one run");
+    let rounds: Vec<(String, Vec<u64>)> =
+        report.io_sites.iter().map(|s| (s.request.clone(), s.rounds.clone())).collect();
+    assert_eq!(
+        rounds,
+        vec![
+            ("db.fetch(1003)".to_string(), vec![1]),
+            ("db.fetch(id)".to_string(), vec![2]),
+            ("db.fetch(i % 7 + 100)".to_string(), vec![3])
+        ],
+        "{report:?}"
+    );
+    let text = report.explain_io();
+    assert!(text.contains("source Kv: 3 call round(s)"), "{text}");
+    assert!(text.contains("round 2: db.fetch(id) (10 fetches"), "{text}");
+    assert!(text.contains("waits for db.fetch(1003) (round 1): __ohua_await#2 -> "), "{text}");
+    assert!(text.contains("waits for db.fetch(id) (round 2): __ohua_await#6 -> value#7 -> "), "{text}");
+}

@@ -178,8 +178,8 @@ fn node(g: &Graph, n: usize) -> TokenStream {
             quote!(#rt::LoopCarry::new(#i, #f, #level, #c, #t, #r))
         }
         Kind::Call(c) if matches!(c.code, crate::ir::Code::Await) => {
-            let (i, o) = (input(g, n, 0), output(g, n, 0));
-            quote!(#rt::Await::new(#i, #o))
+            let (i, o, id) = (input(g, n, 0), output(g, n, 0), num(n as u64));
+            quote!(#rt::Await::new(#i, #o).at(#id))
         }
         Kind::Call(call) => return code::call(g, n, call),
     };

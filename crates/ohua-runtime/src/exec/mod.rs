@@ -26,7 +26,7 @@ mod timing;
 
 pub use builder::{Builder, CallPorts};
 pub use checks::{crossing, shared, CrossesOperators, SharedByOperators};
-pub use observe::{OHUA_DOT, OHUA_REPORT};
+pub use observe::{OHUA_DOT, OHUA_EXPLAIN, OHUA_REPORT};
 pub use run::execute;
 pub(crate) use section::before_blocking;
 pub use slot::ResultSlot;

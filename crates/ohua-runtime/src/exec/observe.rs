@@ -1,5 +1,6 @@
 //! Publishing a finished run's report: to enclosing `profile` calls, and to
-//! stderr / a DOT file when `OHUA_REPORT` / `OHUA_DOT` ask for it.
+//! stderr / a DOT file when `OHUA_REPORT` / `OHUA_DOT` ask for it, and
+//! the I/O explain report when `OHUA_EXPLAIN` does.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -15,6 +16,9 @@ use crate::report::{to_dot, NodeStats, ReplicaStats, RunReport, SectionStats};
 pub const OHUA_REPORT: &str = "OHUA_REPORT";
 /// Write `<dir>/<algorithm>.dot` for each run into this directory.
 pub const OHUA_DOT: &str = "OHUA_DOT";
+/// Print the explain report of each run that fetches
+/// ([`RunReport::explain_io`]) to stderr when set to anything but `0`.
+pub const OHUA_EXPLAIN: &str = "OHUA_EXPLAIN";
 
 /// The report of a run from its plan, wall time and per-node counters.
 pub(crate) fn make_report(
@@ -80,14 +84,19 @@ pub(crate) fn make_report(
         section_stats,
         panicked: None,
         io: Vec::new(),
+        io_sites: Vec::new(),
     }
 }
 
 /// Hand `report` to every enclosing `profile` and honour the env variables.
 pub(crate) fn publish(opts: &Options, graph: &GraphInfo, report: &RunReport) {
     context::record(opts, report);
-    if std::env::var(OHUA_REPORT).is_ok_and(|v| !v.is_empty() && v != "0") {
+    let set = |var: &str| std::env::var(var).is_ok_and(|v| !v.is_empty() && v != "0");
+    if set(OHUA_REPORT) {
         eprint!("{report}");
+    }
+    if !report.io_sites.is_empty() && set(OHUA_EXPLAIN) {
+        eprint!("{}", report.explain_io());
     }
     if let Some(dir) = std::env::var_os(OHUA_DOT).filter(|d| !d.is_empty()) {
         let path = PathBuf::from(dir).join(format!("{}.dot", graph.algorithm));

@@ -123,7 +123,10 @@ impl<'a> Prepared<'a> {
         }
         let mut report = make_report(graph, plan, start.elapsed(), counters, &fused_into, shared.section_stats());
         report.panicked = shared.panicked_operator();
-        report.io = io.map(|io| io.stats()).unwrap_or_default();
+        if let Some(io) = &io {
+            report.io = io.stats();
+            report.io_sites = io.site_report(graph);
+        }
         publish(&opts, graph, &report);
         if !shared.aborted() {
             let replicated = report.nodes.iter().any(|n| !n.replicas.is_empty());

@@ -28,6 +28,7 @@ mod order;
 mod pending;
 mod quiet;
 pub(crate) mod run;
+mod sites;
 mod source;
 mod table;
 mod writable;
@@ -37,6 +38,7 @@ use std::cell::Cell;
 #[cfg(feature = "async")]
 pub use async_source::{Async, AsyncDataSource};
 pub use order::Order;
+pub(crate) use pending::Origin;
 pub use pending::Pending;
 pub use quiet::Quiet;
 pub use source::{DataSource, Query, Source, SourceStats};
@@ -90,5 +92,13 @@ pub fn submit<S: DataSource, Q: Query<S>>(source: &Source<S>, query: Q) -> Pendi
     match order::current() {
         Some(io) => io.submit(source, query.request(), Q::output, false),
         None => Pending::ready(source.fetch(query)),
+    }
+}
+
+/// The fetches of the `await` operator `node` came from `origins` (for
+/// the explain report of the run this thread drives).
+pub(crate) fn record_sites(node: u32, origins: &[Origin]) {
+    if let Some(io) = order::current() {
+        io.sites().record(node, origins);
     }
 }

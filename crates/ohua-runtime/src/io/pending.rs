@@ -19,6 +19,30 @@ pub(crate) type Cell<R, E> = OnceLock<Outcome<R, E>>;
 /// `submit` returns, and what the `await` operator waits for in order.
 pub struct Pending<T> {
     poll: Box<dyn FnMut() -> Option<T> + Send>,
+    origin: Option<Origin>,
+}
+
+/// Where a fetch's answer comes from, for the explain report
+/// ([`crate::report::RunReport::explain_io`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Origin {
+    /// The source, by the order the run first fetched from it.
+    pub(crate) source: usize,
+    /// The source's call round the request joined (or was answered in).
+    pub(crate) round: u64,
+    /// How it was answered.
+    pub(crate) how: How,
+}
+
+/// How one fetch was answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum How {
+    /// Its request was sent.
+    Sent,
+    /// An equal request of the same round was sent.
+    Deduplicated,
+    /// An equal request of an earlier round had been sent (the cache).
+    Cached,
 }
 
 impl<T> Pending<T> {
@@ -28,7 +52,12 @@ impl<T> Pending<T> {
         T: Send + 'static,
     {
         let mut value = Some(value);
-        Pending { poll: Box::new(move || value.take()) }
+        Pending { poll: Box::new(move || value.take()), origin: None }
+    }
+
+    /// Where the answer comes from, if it comes from a run's batch.
+    pub(crate) fn origin(&self) -> Option<Origin> {
+        self.origin
     }
 
     /// The result, if its batch has answered.
@@ -44,8 +73,13 @@ impl<T> Pending<T> {
 impl<O: Send + 'static, E: Clone + Send + Sync + 'static> Pending<Result<O, E>> {
     /// The answer in `cell` once its batch has answered, converted by
     /// `convert` (a query's typed output).
-    pub(crate) fn of<R: Clone + Send + Sync + 'static>(cell: Arc<Cell<R, E>>, convert: fn(R) -> O) -> Self {
+    pub(crate) fn of<R: Clone + Send + Sync + 'static>(
+        cell: Arc<Cell<R, E>>,
+        convert: fn(R) -> O,
+        origin: Origin,
+    ) -> Self {
         Pending {
+            origin: Some(origin),
             poll: Box::new(move || {
                 cell.get().map(|outcome| match outcome {
                     Outcome::Answer(result) => result.clone().map(convert),

@@ -5,8 +5,9 @@ use std::collections::HashMap;
 use std::sync::{Arc, Condvar, Mutex, OnceLock, Weak};
 
 use super::batch::{self, Call, CallOf};
-use super::pending::Pending;
+use super::pending::{How, Origin, Pending};
 use super::quiet::Quiet;
+use super::sites::Sites;
 use super::source::{DataSource, Source};
 use super::table::{Batch, Table, TableOf};
 use super::writable::Writable;
@@ -26,6 +27,8 @@ pub(crate) struct IoRun {
     mode: IoMode,
     /// Held while a batch is out in [`IoMode::Serial`].
     serial: Mutex<()>,
+    /// Which fetch site joined which call round.
+    sites: Sites,
 }
 
 #[derive(Default)]
@@ -37,15 +40,17 @@ struct Tables {
 }
 
 impl Tables {
-    /// The table of `source`, created at its first request.
-    fn of<S: DataSource>(&mut self, source: &Source<S>) -> &mut TableOf<S> {
+    /// The table of `source`, created at its first request, and its place
+    /// in [`Tables::order`].
+    fn of<S: DataSource>(&mut self, source: &Source<S>) -> (&mut TableOf<S>, usize) {
         let id = source.id();
         let order = &mut self.order;
         let table = self.by_source.entry(id).or_insert_with(|| {
             order.push(id);
             Box::new(TableOf::new(source))
         });
-        table.as_any().downcast_mut().expect("one table type per source id")
+        let index = order.iter().position(|&o| o == id).expect("pushed at creation");
+        (table.as_any().downcast_mut().expect("one table type per source id"), index)
     }
 }
 
@@ -72,6 +77,7 @@ impl IoRun {
                 answered: Condvar::new(),
                 mode,
                 serial: Mutex::new(()),
+                sites: Sites::default(),
             }
         })
     }
@@ -98,17 +104,15 @@ impl IoRun {
     ) -> Pending<Result<O, S::Error>> {
         let batched = self.mode != IoMode::Unbatched;
         let mut tables = self.tables.lock().unwrap_or_else(|e| e.into_inner());
-        let table = tables.of(source);
-        match table.read(request.clone(), in_order, batched) {
-            Ok(cell) => Pending::of(cell, convert),
-            Err(cell) if batched => Pending::of(cell, convert),
-            Err(cell) => {
-                let stats = table.stats.clone();
-                drop(tables);
-                batch::now(Box::new(CallOf::new(source, vec![(request, cell.clone())], |s, r| s.call(r), &stats)));
-                Pending::of(cell, convert)
-            }
+        let (table, index) = tables.of(source);
+        let (cell, how, round) = table.read(request.clone(), in_order, batched);
+        let origin = Origin { source: index, round, how };
+        if how == How::Sent && !batched {
+            let stats = table.stats.clone();
+            drop(tables);
+            batch::now(Box::new(CallOf::new(source, vec![(request, cell.clone())], |s, r| s.call(r), &stats)));
         }
+        Pending::of(cell, convert, origin)
     }
 
     /// Queue `write` for `source` after everything the algorithm submitted
@@ -120,14 +124,14 @@ impl IoRun {
     ) -> Pending<Result<S::Written, S::Error>> {
         let batched = self.mode != IoMode::Unbatched;
         let mut tables = self.tables.lock().unwrap_or_else(|e| e.into_inner());
-        let table = tables.of(source);
-        let cell = table.write(write.clone(), batched);
+        let (table, index) = tables.of(source);
+        let (cell, round) = table.write(write.clone(), batched);
         if !batched {
             let stats = table.stats.clone();
             drop(tables);
             batch::now(Box::new(CallOf::new(source, vec![(write, cell.clone())], |s, w| s.call_write(w), &stats)));
         }
-        Pending::of(cell, |w| w)
+        Pending::of(cell, |w| w, Origin { source: index, round, how: How::Sent })
     }
 
     /// Send every queued request: per source, its calls (split by its
@@ -212,6 +216,17 @@ impl IoRun {
     pub(crate) fn stats(&self) -> Vec<IoStats> {
         let tables = self.tables.lock().unwrap_or_else(|e| e.into_inner());
         tables.order.iter().map(|id| tables.by_source[id].stats()).collect()
+    }
+
+    /// The fetch sites' record.
+    pub(crate) fn sites(&self) -> &Sites {
+        &self.sites
+    }
+
+    /// Per fetch site and source of `graph`: its fetches and call rounds.
+    pub(crate) fn site_report(&self, graph: &'static crate::graph::GraphInfo) -> Vec<crate::report::IoSite> {
+        let names: Vec<String> = self.stats().into_iter().map(|s| s.source).collect();
+        self.sites.report(graph, &names)
     }
 }
 

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::batch::{Call, CallOf};
-use super::pending::Cell;
+use super::pending::{Cell, How};
 use super::source::{DataSource, Source};
 use super::writable::Writable;
 use crate::report::IoStats;
@@ -67,11 +67,12 @@ enum Group<S: DataSource> {
 pub(super) struct TableOf<S: DataSource> {
     pub(super) source: Source<S>,
     /// Every read of this run since its last write, answered or not (the
-    /// per-call cache), with the batch it joined.
+    /// per-call cache), with the round it joined.
     cells: HashMap<S::Request, (ReadCell<S>, u64)>,
-    /// Requests not sent yet: the batch numbered `batch`.
+    /// Requests not sent yet. Their last group is call round `round`
+    /// (a round is one call, or one call per `max_batch_size` chunk).
     queue: Vec<Group<S>>,
-    batch: u64,
+    round: u64,
     /// The algorithm writes to this source, so its requests arrive in
     /// program order and are sent in that order by one job at a time.
     in_order: bool,
@@ -87,42 +88,54 @@ impl<S: DataSource> TableOf<S> {
             source: source.clone(),
             cells: HashMap::new(),
             queue: Vec::new(),
-            batch: 0,
+            round: 1,
             in_order: false,
             busy: Arc::new(AtomicBool::new(false)),
             stats: Arc::new(Mutex::new(stats)),
         }
     }
 
-    /// The cell answering `request`: an equal read's since the last write
-    /// (`Ok`), or a new one (`Err`) that `keep` says whether to queue.
-    pub(super) fn read(&mut self, request: S::Request, in_order: bool, keep: bool) -> Result<ReadCell<S>, ReadCell<S>> {
+    /// The cell answering `request`, how it is answered and in which round:
+    /// an equal read's since the last write, or a new cell ([`How::Sent`])
+    /// that `keep` says whether to queue (else the caller sends it at once,
+    /// in a round of its own).
+    pub(super) fn read(&mut self, request: S::Request, in_order: bool, keep: bool) -> (ReadCell<S>, How, u64) {
         self.in_order |= in_order;
         let mut stats = self.stats.lock().unwrap_or_else(|e| e.into_inner());
         stats.fetches += 1;
-        if let Some((cell, batch)) = self.cells.get(&request) {
-            if *batch == self.batch {
+        if let Some((cell, round)) = self.cells.get(&request) {
+            let how = if *round == self.round {
                 stats.deduplicated += 1;
+                How::Deduplicated
             } else {
                 stats.cached += 1;
-            }
-            return Ok(cell.clone());
+                How::Cached
+            };
+            return (cell.clone(), how, *round);
         }
         drop(stats);
         let cell = Arc::new(Cell::new());
-        if keep {
-            self.cells.insert(request.clone(), (cell.clone(), self.batch));
-            match self.queue.last_mut() {
-                Some(Group::Reads(reads)) => reads.push((request, cell.clone())),
-                _ => self.queue.push(Group::Reads(vec![(request, cell.clone())])),
+        if !keep {
+            self.round += 1;
+            return (cell, How::Sent, self.round - 1);
+        }
+        match self.queue.last_mut() {
+            Some(Group::Reads(reads)) => reads.push((request.clone(), cell.clone())),
+            last => {
+                // After writes, a read goes out in a later call.
+                if last.is_some() {
+                    self.round += 1;
+                }
+                self.queue.push(Group::Reads(vec![(request.clone(), cell.clone())]));
             }
         }
-        Err(cell)
+        self.cells.insert(request, (cell.clone(), self.round));
+        (cell, How::Sent, self.round)
     }
 
-    /// A new cell for `write`, queued if `keep`. The cache forgets every
-    /// answer: a later read must see the write.
-    pub(super) fn write(&mut self, write: S::Write, keep: bool) -> WriteCell<S>
+    /// A new cell for `write` and its round, queued if `keep`. The cache
+    /// forgets every answer: a later read must see the write.
+    pub(super) fn write(&mut self, write: S::Write, keep: bool) -> (WriteCell<S>, u64)
     where
         S: Writable,
     {
@@ -130,21 +143,27 @@ impl<S: DataSource> TableOf<S> {
         self.stats.lock().unwrap_or_else(|e| e.into_inner()).writes += 1;
         self.cells.clear();
         let cell = Arc::new(Cell::new());
-        if keep {
-            let item = (write, cell.clone());
-            let appended = match self.queue.last_mut() {
-                Some(Group::Writes(w)) => {
-                    w.as_any().downcast_mut::<WritesOf<S>>().expect("one source type per table").writes.push(item);
-                    None
-                }
-                _ => Some(item),
-            };
-            if let Some(item) = appended {
-                let writes = WritesOf { source: self.source.clone(), writes: vec![item] };
-                self.queue.push(Group::Writes(Box::new(writes)));
-            }
+        if !keep {
+            self.round += 1;
+            return (cell, self.round - 1);
         }
-        cell
+        let item = (write, cell.clone());
+        let appended = match self.queue.last_mut() {
+            Some(Group::Writes(w)) => {
+                w.as_any().downcast_mut::<WritesOf<S>>().expect("one source type per table").writes.push(item);
+                None
+            }
+            _ => Some(item),
+        };
+        if let Some(item) = appended {
+            // After reads, the writes go out in a later call.
+            if !self.queue.is_empty() {
+                self.round += 1;
+            }
+            let writes = WritesOf { source: self.source.clone(), writes: vec![item] };
+            self.queue.push(Group::Writes(Box::new(writes)));
+        }
+        (cell, self.round)
     }
 }
 
@@ -157,7 +176,7 @@ impl<S: DataSource> Table for TableOf<S> {
         if self.queue.is_empty() || self.busy.load(Ordering::Acquire) {
             return None;
         }
-        self.batch += 1;
+        self.round += 1;
         let size = self.source.get().max_batch_size().unwrap_or(usize::MAX).max(1);
         let mut calls: Vec<Box<dyn Call>> = Vec::new();
         for group in std::mem::take(&mut self.queue) {

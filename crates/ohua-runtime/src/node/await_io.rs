@@ -4,7 +4,7 @@
 use std::collections::VecDeque;
 
 use super::{Node, Step};
-use crate::io::Pending;
+use crate::io::{Origin, Pending};
 use crate::packet::Packet;
 use crate::port::{In, Out};
 
@@ -30,12 +30,23 @@ pub struct Await<T> {
     input: In<Pending<T>>,
     output: Out<T>,
     waiting: VecDeque<Packet<Pending<T>>>,
+    /// The operator's node id, for the explain report.
+    node: Option<u32>,
+    origins: Vec<Origin>,
 }
 
 impl<T> Await<T> {
     /// Build the operator.
     pub fn new(input: In<Pending<T>>, output: Out<T>) -> Self {
-        Await { input, output, waiting: VecDeque::new() }
+        Await { input, output, waiting: VecDeque::new(), node: None, origins: Vec::new() }
+    }
+
+    /// The operator is node `node` of its graph: record where its answers
+    /// come from for the run's explain report
+    /// ([`crate::report::RunReport::explain_io`]).
+    pub fn at(mut self, node: u32) -> Self {
+        self.node = Some(node);
+        self
     }
 }
 
@@ -45,8 +56,15 @@ impl<T: Send> Node for Await<T> {
         // Take everything: a request behind an unanswered one must not wait
         // for it to be submitted (it would miss the batch).
         while let Some(p) = self.input.pop() {
+            if let (Packet::Data(pending), Some(_)) = (&p, self.node) {
+                self.origins.extend(pending.origin());
+            }
             self.waiting.push_back(p);
             work += 1;
+        }
+        if let (Some(node), false) = (self.node, self.origins.is_empty()) {
+            crate::io::record_sites(node, &self.origins);
+            self.origins.clear();
         }
         // Then pass on up to `budget` answers, in order, while they are in.
         let mut sent = 0;

@@ -6,11 +6,13 @@
 //! and `OHUA_DOT=<dir>` writes `<dir>/<algorithm>.dot` (see [`to_dot`]).
 
 mod dot;
+mod explain;
 mod table;
 
 use std::time::Duration;
 
 pub use dot::to_dot;
+pub use explain::IoSite;
 
 use crate::deploy::Plan;
 use crate::graph::GraphInfo;
@@ -34,6 +36,7 @@ use crate::graph::GraphInfo;
 ///     section_stats: vec![],
 ///     panicked: None,
 ///     io: vec![],
+///     io_sites: vec![],
 ///     algorithm: "demo",
 ///     sections: 1,
 ///     wall: Duration::from_millis(10),
@@ -70,6 +73,9 @@ pub struct RunReport {
     /// One entry per data source the run fetched from, in the order it
     /// first did (`io`).
     pub io: Vec<IoStats>,
+    /// One entry per fetch site and source: the explain report's data
+    /// ([`RunReport::explain_io`]).
+    pub io_sites: Vec<IoSite>,
 }
 
 /// What one data source did during a run.
