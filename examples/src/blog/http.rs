@@ -35,8 +35,10 @@ impl BlogServer {
     ///
     /// If no port could be bound.
     pub fn start(store: Arc<dyn Backend>, threads: usize) -> std::io::Result<Self> {
-        let server = tiny_http::Server::http("127.0.0.1:0").map_err(std::io::Error::other)?;
-        let port = server.server_addr().to_ip().map(|a| a.port()).ok_or_else(|| std::io::Error::other("no IP address"))?;
+        let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
+        let port = listener.local_addr()?.port();
+        no_delay(&listener)?;
+        let server = tiny_http::Server::from_listener(listener, None).map_err(std::io::Error::other)?;
         let server = Arc::new(server);
         let stop = Arc::new(AtomicBool::new(false));
         let workers = (0..threads.max(1))
@@ -70,6 +72,31 @@ impl Drop for BlogServer {
         for w in self.workers.drain(..) {
             w.join().ok();
         }
+    }
+}
+
+/// Set `TCP_NODELAY` on `listener`; the connections it accepts inherit it
+/// (Linux). Without it, a small response on a kept-alive connection waits
+/// for the client's delayed ACK (Nagle's algorithm), up to 40 ms per call,
+/// which would swamp the latency this example simulates.
+fn no_delay(listener: &std::net::TcpListener) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let on: libc::c_int = 1;
+    // SAFETY: a valid socket descriptor and a pointer to a c_int of the
+    // given size, as setsockopt(2) requires.
+    let rc = unsafe {
+        libc::setsockopt(
+            listener.as_raw_fd(),
+            libc::IPPROTO_TCP,
+            libc::TCP_NODELAY,
+            (&on as *const libc::c_int).cast(),
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        )
+    };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
     }
 }
 
