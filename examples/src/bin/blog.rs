@@ -94,7 +94,12 @@ fn main() -> anyhow::Result<()> {
     for v in Variant::ALL {
         let r = page.render_profiled(v);
         if r.html != reference.html {
-            bail!("{} rendered a different page than seq ({} vs {} bytes)", v.name(), r.html.len(), reference.html.len());
+            bail!(
+                "{} rendered a different page than seq ({} vs {} bytes)",
+                v.name(),
+                r.html.len(),
+                reference.html.len()
+            );
         }
         profiled.push((v, r));
     }

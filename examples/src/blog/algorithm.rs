@@ -23,7 +23,6 @@ use super::render::{
 };
 use super::sources::{PostContent, PostDb, PostIds, PostInfo, ViewCount, ViewCounts};
 
-
 /// The blog's page and its panes.
 #[algorithm]
 pub mod blog {

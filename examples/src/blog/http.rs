@@ -115,8 +115,11 @@ fn answer(store: &dyn Backend, url: &str) -> Result<String, (u16, String)> {
     let bad = |e: String| (400, e);
     let json = match path {
         "/posts" => {
-            let batch =
-                PostBatch { feed: param("feed") == "1", infos: ids(param("info")).map_err(bad)?, contents: ids(param("content")).map_err(bad)? };
+            let batch = PostBatch {
+                feed: param("feed") == "1",
+                infos: ids(param("info")).map_err(bad)?,
+                contents: ids(param("content")).map_err(bad)?,
+            };
             serde_json::to_string(&store.posts(&batch))
         }
         "/views" => serde_json::to_string(&store.views(&ids(param("ids")).map_err(bad)?)),

@@ -38,6 +38,8 @@
 //! assert_eq!(full.views.calls, 1);
 //! ```
 
+#![warn(missing_docs)]
+
 mod algorithm;
 mod backend;
 mod data;

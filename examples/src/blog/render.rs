@@ -167,8 +167,12 @@ pub fn render_topics(topics: Topics) -> String {
 /// One entry of the popular list: the post's heading and its views.
 pub fn render_popular_item(post: Ranked, info: Result<Info, FetchError>) -> String {
     match info {
-        Ok(info) => format!("<li><a href=\"#post-{}\">{}</a> ({} views)</li>\n", post.id, escape(&info.title), post.views),
-        Err(e) => format!("<li class=\"error\">post {} ({} views): {}</li>\n", post.id, post.views, escape(&e.to_string())),
+        Ok(info) => {
+            format!("<li><a href=\"#post-{}\">{}</a> ({} views)</li>\n", post.id, escape(&info.title), post.views)
+        }
+        Err(e) => {
+            format!("<li class=\"error\">post {} ({} views): {}</li>\n", post.id, post.views, escape(&e.to_string()))
+        }
     }
 }
 

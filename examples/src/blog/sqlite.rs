@@ -73,11 +73,8 @@ impl Backend for SqliteStore {
             } else {
                 None
             };
-            let infos = rows_by_id(
-                conn,
-                "SELECT id, title, author, published, tags FROM posts WHERE id",
-                &batch.infos,
-                |r| {
+            let infos =
+                rows_by_id(conn, "SELECT id, title, author, published, tags FROM posts WHERE id", &batch.infos, |r| {
                     let tags: String = r.get(4)?;
                     Ok(Info {
                         id: r.get(0)?,
@@ -86,8 +83,7 @@ impl Backend for SqliteStore {
                         published: r.get(3)?,
                         tags: tags.split(',').filter(|t| !t.is_empty()).map(str::to_string).collect(),
                     })
-                },
-            )?;
+                })?;
             let contents =
                 rows_by_id(conn, "SELECT post_id, body FROM contents WHERE post_id", &batch.contents, |r| r.get(1))?;
             Ok(PostAnswers {

@@ -86,7 +86,12 @@ impl Blog {
     /// A blog whose services are `backend`, showing the last `recent` posts
     /// and the `popular` most viewed.
     pub fn new(backend: Arc<dyn Backend>, recent: usize, popular: usize) -> Self {
-        Blog { db: Source::new(PostDb::new(backend.clone())), views: Source::new(ViewCounts::new(backend)), recent, popular }
+        Blog {
+            db: Source::new(PostDb::new(backend.clone())),
+            views: Source::new(ViewCounts::new(backend)),
+            recent,
+            popular,
+        }
     }
 
     /// Render the page as `variant`, without profiling (for timing).
