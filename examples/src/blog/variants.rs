@@ -79,7 +79,11 @@ pub struct Blog {
 
 /// `after - before`.
 fn since(before: SourceStats, after: SourceStats) -> SourceStats {
-    SourceStats { calls: after.calls - before.calls, requests: after.requests - before.requests }
+    SourceStats {
+        calls: after.calls - before.calls,
+        requests: after.requests - before.requests,
+        writes: after.writes - before.writes,
+    }
 }
 
 impl Blog {
