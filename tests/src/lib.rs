@@ -12,6 +12,9 @@ use std::fmt::Debug;
 use ohua::{Deployment, Replication, SectionStrategy};
 
 pub mod gen;
+mod io;
+
+pub use io::{check_io, DbCall, GenDb};
 
 /// The deployments every conformance test runs under.
 pub fn deployments() -> Vec<(String, Deployment)> {

@@ -73,3 +73,18 @@ fn generated_programs_contain_keyed_calls_and_fused_keyed_regions() {
     assert!(keyed * 20 >= programs, "only {keyed} programs call a keyed state on replicas");
     assert!(fused * 20 >= programs, "only {fused} programs fuse calls on a keyed state");
 }
+
+#[test]
+fn generated_programs_fetch_write_and_fetch_in_called_algorithms() {
+    let programs: Vec<String> = (0..100).map(|i| ohua_conformance::gen::program(1, i)).collect();
+    let fetching = programs.iter().filter(|p| p.contains(".fetch(")).count();
+    let writing = programs.iter().filter(|p| p.contains(".write((")).count();
+    // `helper` comes first in its module: a fetch before `fn alg` is in it.
+    let in_helper = programs
+        .iter()
+        .filter(|p| p.contains("pub fn helper") && p.split("pub fn alg").next().unwrap().contains(".fetch("))
+        .count();
+    eprintln!("of 100 programs: {fetching} fetch, {writing} write, {in_helper} fetch in helper");
+    // Measured at the time of writing: see tests/README.md.
+    assert!(fetching >= 30 && writing >= 15 && in_helper >= 3, "{fetching} {writing} {in_helper}");
+}

@@ -401,3 +401,31 @@ fn the_explain_report_names_each_site_its_round_and_the_chain_before_it() {
     assert!(text.contains("waits for db.fetch(1003) (round 1): __ohua_await#2 -> "), "{text}");
     assert!(text.contains("waits for db.fetch(id) (round 2): __ohua_await#6 -> value#7 -> "), "{text}");
 }
+
+/// A keyed state whose calls in a loop body have a fetch between them:
+/// the region of keyed calls is not fused into one operator (the fetch
+/// would be nested in it and could not be batched), found by the program
+/// generator (seed 1, program 97: "a data source `fetch` inside an
+/// expression" for a plain `let`).
+#[algorithm]
+fn keyed_with_fetch(db: &Source<Kv>, keys: Vec<u64>) -> Vec<(i64, Vec<String>, i64)> {
+    let mut ks = ohua::keyed(ohua_conformance::KeyedLog::new());
+    for k in keys {
+        let key = (k % 3) as i64;
+        ks.record(&key, 1);
+        let v = db.fetch(k);
+        ks.record(&key, value(v) as i64);
+    }
+    ks.finish()
+}
+
+#[test]
+fn regression_a_fetch_between_two_calls_on_a_keyed_state_compiles_and_is_batched() {
+    let keys: Vec<u64> = (0..12).collect();
+    let want = ohua::sequential(|| keyed_with_fetch(&Source::new(Kv::default()), keys.clone()));
+    for d in deployments() {
+        let db = Source::new(Kv::default());
+        assert_eq!(ohua::with_deployment(d.clone(), || keyed_with_fetch(&db, keys.clone())), want, "{d:?}");
+        assert_eq!(db.get().batches.lock().unwrap().len(), 1, "{d:?}");
+    }
+}

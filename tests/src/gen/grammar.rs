@@ -36,8 +36,8 @@ impl Rng {
 
 /// Helper functions and imports shared by every generated program.
 pub const PRELUDE: &str = r#"
-use ohua::algorithm;
-use ohua_conformance::{check, KeyedLog, Log};
+use ohua::{algorithm, Source};
+use ohua_conformance::{check, check_io, GenDb, KeyedLog, Log};
 
 pub fn f1(a: i64) -> i64 { a.wrapping_mul(3).wrapping_add(1) }
 pub fn f2(a: i64, b: i64) -> i64 { a.wrapping_mul(31).wrapping_add(b) ^ 7 }
@@ -77,6 +77,12 @@ struct Gen {
     /// the key of this iteration (a local only keyed calls use, so calls on
     /// `ks` in one iteration are all for one key, as `ohua::Keyed` requires).
     key: Option<String>,
+    /// Data source parameters the body may fetch from (none: no I/O).
+    io: Vec<String>,
+    /// Those it may also write to (never `ra`, which `helper` reads: the
+    /// order of a caller's writes and a called algorithm's reads is not
+    /// kept).
+    writable: Vec<String>,
 }
 
 impl Gen {
@@ -209,6 +215,10 @@ impl Gen {
                 return;
             }
         }
+        if !self.io.is_empty() && self.rng.chance(1, 5) {
+            self.io_stmt(out, ind);
+            return;
+        }
         let r = self.rng.below(100);
         if r < 22 {
             let e = self.value();
@@ -332,7 +342,8 @@ impl Gen {
         } else if r < 94 && self.helper && ind == 2 && !self.states.is_empty() {
             let s = self.state().unwrap();
             let x = self.new_name();
-            *out += &format!("{p}let ({x}, mut {s}) = HELPER({}, {s});\n", self.var());
+            let io = if self.io.is_empty() { "" } else { ", ra" };
+            *out += &format!("{p}let ({x}, mut {s}) = HELPER({}, {s}{io});\n", self.var());
             self.bind(x);
         } else if r < 96 {
             // A swap of values that are not `Copy` through a temporary.
@@ -360,6 +371,39 @@ impl Gen {
             *out += &format!("{p}let {x} = {e};\n");
             self.bind(x);
         }
+    }
+
+    /// A fetch (`let r = ra.fetch(key); let x = r.unwrap_or(-1);`) or a
+    /// write (`let w = rb.write((key, v));`) on a source parameter, with
+    /// few keys (duplicates) and sometimes the failing key 13.
+    fn io_stmt(&mut self, out: &mut String, ind: usize) {
+        let p = pad(ind);
+        let key = if self.rng.chance(1, 8) { "lit(13)".to_string() } else { format!("{} % 4", self.var()) };
+        let (r, x) = (self.fresh("r"), self.new_name());
+        if !self.writable.is_empty() && self.rng.chance(1, 4) {
+            // Read, write and read again one key: the second read must see
+            // the write, the first must not.
+            let src = self.writable[self.rng.below(self.writable.len())].clone();
+            let (k, r2, y) = (self.fresh("kw"), self.fresh("r"), self.fresh("x"));
+            *out += &format!("{p}let {k} = {key};\n{p}let {r} = {src}.fetch({k});\n{p}let {y} = {r}.unwrap_or(-1);\n");
+            *out += &format!("{p}let _ = {src}.write(({k}, f1({y})));\n");
+            *out += &format!("{p}let {r2} = {src}.fetch({k});\n{p}let {x} = f2({y}, {r2}.unwrap_or(-1));\n");
+            self.bind(x);
+            return;
+        }
+        if !self.writable.is_empty() && self.rng.chance(1, 3) {
+            let src = self.writable[self.rng.below(self.writable.len())].clone();
+            let v = self.var();
+            if self.rng.chance(1, 3) {
+                *out += &format!("{p}let _ = {src}.write(({key}, {v}));\n");
+                return;
+            }
+            *out += &format!("{p}let {r} = {src}.write(({key}, {v}));\n{p}let {x} = {r}.unwrap_or(0);\n");
+        } else {
+            let src = self.io[self.rng.below(self.io.len())].clone();
+            *out += &format!("{p}let {r} = {src}.fetch({key});\n{p}let {x} = {r}.unwrap_or(-1);\n");
+        }
+        self.bind(x);
     }
 
     fn for_loop(&mut self, out: &mut String, ind: usize) {
@@ -431,6 +475,15 @@ pub fn program(seed: u64, index: usize) -> String {
     let keyed = rng.chance(1, 2);
     let size = 10 + rng.below(30) as isize;
     let states: Vec<String> = (0..nstates).map(|i| format!("s{i}")).collect();
+    // I/O from a generator of its own: programs without it stay as they were.
+    let mut io_rng = Rng::new(seed.wrapping_mul(7_000_003).wrapping_add(index as u64) ^ 0x10);
+    let (io, writable): (Vec<String>, Vec<String>) = if io_rng.chance(1, 3) {
+        let io: Vec<String> = ["ra", "rb", "rc"][..1 + io_rng.below(3)].iter().map(|s| s.to_string()).collect();
+        let writable = io[1..].iter().filter(|_| io_rng.chance(2, 3)).cloned().collect();
+        (io, writable)
+    } else {
+        (Vec::new(), Vec::new())
+    };
     let mut g = Gen {
         rng,
         scopes: vec![vec!["k".into()]],
@@ -444,9 +497,11 @@ pub fn program(seed: u64, index: usize) -> String {
         tag: 0,
         keyed,
         key: None,
+        io: io.clone(),
+        writable,
     };
 
-    // helper(a, s) -> (i64, Log)
+    // helper(a, s) -> (i64, Log), with `ra` if the program fetches
     let helper_body = if use_helper {
         let mut h = Gen {
             rng: Rng::new(g.rng.next_u64()),
@@ -461,6 +516,8 @@ pub fn program(seed: u64, index: usize) -> String {
             tag: 1000,
             keyed: false,
             key: None,
+            io: io.iter().take(1).cloned().collect(),
+            writable: Vec::new(),
         };
         let mut b = String::from("        let mut s = s;\n");
         let hsize = 3 + h.rng.below(6) as isize;
@@ -513,22 +570,40 @@ pub fn program(seed: u64, index: usize) -> String {
 
     let alg_body = b.replace("HELPER(", "helper(");
     let seq_body = b.replace("HELPER(", "seq_helper(");
+    let (io_params, io_args, helper_io) = if io.is_empty() {
+        ("", "", "")
+    } else {
+        (", ra: &Source<GenDb>, rb: &Source<GenDb>, rc: &Source<GenDb>", ", ra, rb, rc", ", ra: &Source<GenDb>")
+    };
     let mut src = String::new();
     src += &format!("#[allow(unused, unused_mut, unused_variables, unused_assignments, unused_parens)]\nmod p{index} {{\n    use super::*;\n");
     if let Some(hb) = &helper_body {
         src += "    #[ohua::algorithm]\n    pub mod a {\n        use super::*;\n";
-        src += &format!("        #[algorithm]\n        pub fn helper(a: i64, s: Log) -> (i64, Log) {{\n{}        }}\n", indent(hb));
-        src += &format!("        #[algorithm]\n        pub fn alg(xs: Vec<i64>, k: i64) -> {ty} {{\n{}        }}\n", indent(&alg_body));
+        src += &format!(
+            "        #[algorithm]\n        pub fn helper(a: i64, s: Log{helper_io}) -> (i64, Log) {{\n{}        }}\n",
+            indent(hb)
+        );
+        src += &format!(
+            "        #[algorithm]\n        pub fn alg(xs: Vec<i64>, k: i64{io_params}) -> {ty} {{\n{}        }}\n",
+            indent(&alg_body)
+        );
         src += "    }\n    pub use a::alg;\n";
-        src += &format!("    pub fn seq_helper(a: i64, s: Log) -> (i64, Log) {{\n{hb}    }}\n");
+        src += &format!("    pub fn seq_helper(a: i64, s: Log{helper_io}) -> (i64, Log) {{\n{hb}    }}\n");
     } else {
-        src += &format!("    #[ohua::algorithm]\n    pub fn alg(xs: Vec<i64>, k: i64) -> {ty} {{\n{alg_body}    }}\n");
+        src += &format!("    #[ohua::algorithm]\n    pub fn alg(xs: Vec<i64>, k: i64{io_params}) -> {ty} {{\n{alg_body}    }}\n");
     }
-    src += &format!("    pub fn seq(xs: Vec<i64>, k: i64) -> {ty} {{\n{seq_body}    }}\n");
+    src += &format!("    pub fn seq(xs: Vec<i64>, k: i64{io_params}) -> {ty} {{\n{seq_body}    }}\n");
     src += "    pub fn run(inputs: &[(Vec<i64>, i64)]) -> Result<(), String> {\n";
     src += "        for (xs, k) in inputs {\n";
-    src += "            let want = seq(xs.clone(), *k);\n";
-    src += "            let got = check(|| alg(xs.clone(), *k));\n";
+    if io.is_empty() {
+        src += "            let want = seq(xs.clone(), *k);\n";
+        src += "            let got = check(|| alg(xs.clone(), *k));\n";
+    } else {
+        // Fresh sources for the plain run; `check_io` makes its own.
+        src += "            let (ra, rb, rc) = (Source::new(GenDb::default()), Source::new(GenDb::default()), Source::new(GenDb::default()));\n";
+        src += "            let want = seq(xs.clone(), *k, &ra, &rb, &rc);\n";
+        src += &format!("            let got = check_io(|ra, rb, rc| alg(xs.clone(), *k{io_args}))?;\n");
+    }
     src += "            if got != want {\n";
     src += "                return Err(format!(\"xs={xs:?} k={k}: algorithm {got:?} != plain {want:?}\"));\n";
     src += "            }\n        }\n        Ok(())\n    }\n}\n";

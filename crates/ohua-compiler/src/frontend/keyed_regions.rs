@@ -19,7 +19,10 @@
 //! replicas by key, each replica running the whole region for its keys in
 //! order. The rewrite is plain Rust with the same meaning; it is skipped
 //! where it could change what the compiler accepts: a region with `break`,
-//! `continue`, `return`, `?` or `.await`.
+//! `continue`, `return`, `?` or `.await`; and a region with a fetch or write
+//! on a data source parameter, which must stay a statement of its own to be
+//! batched (`fetch.rs`). The keyed state is then carried through the loop
+//! like any state used at two call sites: correct, but not split by key.
 
 use proc_macro2::{TokenStream, TokenTree};
 use quote::{quote, ToTokens};
@@ -30,9 +33,24 @@ pub(crate) fn fuse(item: &syn::ItemFn) -> syn::ItemFn {
     let keyed = keyed_names(&item.block);
     let mut item = item.clone();
     if !keyed.is_empty() {
-        Fuser { keyed }.visit_block_mut(&mut item.block);
+        let sources = source_params(&item.sig);
+        Fuser { keyed, sources }.visit_block_mut(&mut item.block);
     }
     item
+}
+
+/// The parameters declared as data source handles.
+fn source_params(sig: &syn::Signature) -> Vec<syn::Ident> {
+    sig.inputs
+        .iter()
+        .filter_map(|arg| match arg {
+            syn::FnArg::Typed(t) if super::fetch::is_source_type(&t.ty) => match &*t.pat {
+                syn::Pat::Ident(p) => Some(p.ident.clone()),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect()
 }
 
 /// Names bound by `let [mut] NAME = ..keyed(..);` anywhere in `block`.
@@ -58,6 +76,8 @@ fn keyed_names(block: &syn::Block) -> Vec<syn::Ident> {
 
 struct Fuser {
     keyed: Vec<syn::Ident>,
+    /// Data source parameters: a region with an I/O call on one is not fused.
+    sources: Vec<syn::Ident>,
 }
 
 impl VisitMut for Fuser {
@@ -84,7 +104,8 @@ impl Fuser {
         for name in &self.keyed {
             let uses: Vec<usize> = (0..body.stmts.len()).filter(|&i| mentions(&body.stmts[i], name)).collect();
             let (Some(&first), Some(&last)) = (uses.first(), uses.last()) else { continue };
-            if first == last || body.stmts[first..=last].iter().any(escapes) {
+            let region = &body.stmts[first..=last];
+            if first == last || region.iter().any(escapes) || region.iter().any(|s| does_io(s, &self.sources)) {
                 continue;
             }
             // A tail expression (no `;`) is the body's value: keep it out.
@@ -174,6 +195,21 @@ fn mentions_tokens(t: TokenStream, name: &syn::Ident) -> bool {
         TokenTree::Group(g) => mentions_tokens(g.stream(), name),
         _ => false,
     })
+}
+
+/// Whether the statement fetches from or writes to one of `sources`
+/// (`src . fetch` / `src . write` in its tokens).
+fn does_io(s: &syn::Stmt, sources: &[syn::Ident]) -> bool {
+    fn walk(t: TokenStream, sources: &[syn::Ident]) -> bool {
+        let tokens: Vec<TokenTree> = t.into_iter().collect();
+        tokens.windows(3).any(|w| match w {
+            [TokenTree::Ident(src), TokenTree::Punct(dot), TokenTree::Ident(m)] => {
+                dot.as_char() == '.' && (m == "fetch" || m == "write") && sources.contains(src)
+            }
+            _ => false,
+        }) || tokens.iter().any(|tt| matches!(tt, TokenTree::Group(g) if walk(g.stream(), sources)))
+    }
+    !sources.is_empty() && walk(s.to_token_stream(), sources)
 }
 
 /// Whether the statement could leave the loop body or the function.
