@@ -2,7 +2,8 @@
 //!
 //! ```text
 //! ohua dump src/lib.rs                      # every stage of every #[algorithm] in the file
-//! ohua dump src/lib.rs --stage graph        # one stage: ast | ir | graph | dot | code
+//! ohua dump src/lib.rs --stage graph        # one stage: ast | ir | graph | dot | io | code
+//! ohua dump src/lib.rs --stage io           # the fetch sites and the fewest call rounds per source
 //! ohua dump src/lib.rs --algorithm word_freq --stage dot > g.dot
 //! ```
 
@@ -22,7 +23,8 @@ enum Command {
     Dump {
         /// The Rust source file.
         file: std::path::PathBuf,
-        /// Stage to print: ast, ir, graph, dot, code, or all.
+        /// Stage to print: ast, ir, graph, dot, io (fetch sites and call
+        /// rounds), code, or all.
         #[arg(long, default_value = "all")]
         stage: String,
         /// Only this algorithm.

@@ -24,16 +24,18 @@ pub struct Compiled {
 }
 
 /// The stages `OHUA_DUMP` and the CLI can print.
-pub const STAGES: &[&str] = &["ast", "ir", "graph", "dot", "code"];
+pub const STAGES: &[&str] = &["ast", "ir", "graph", "dot", "io", "code"];
 
 impl Compiled {
-    /// Text of one stage (`ast`, `ir`, `graph`, `dot`, `code`).
+    /// Text of one stage (`ast`, `ir`, `graph`, `dot`, `io`, `code`); `io`
+    /// is the static I/O explain ([`graph::print_io`]).
     pub fn stage(&self, stage: &str) -> Option<String> {
         Some(match stage {
             "ast" => format!("{:#?}", self.ast.body).lines().map(|l| format!("{l}\n")).collect(),
             "ir" => ir::print_ir(&self.ir),
             "graph" => graph::print_graph(&self.graph),
             "dot" => graph::to_dot(&self.graph),
+            "io" => graph::print_io(&self.graph),
             "code" => match syn::parse2::<syn::File>(self.tokens.clone()) {
                 Ok(f) => prettyplease::unparse(&f),
                 Err(_) => self.tokens.to_string(),

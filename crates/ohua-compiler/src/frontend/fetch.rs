@@ -102,6 +102,28 @@ pub(crate) fn io_statement(e: &syn::Expr) -> Option<syn::Local> {
     }
 }
 
+/// What a `submit` expression built by [`Frontend::parse_fetch`] does:
+/// the source parameter, `fetch` or `write`, and the request, as text.
+pub(crate) fn io_call(expr: &syn::Expr) -> Option<(String, &'static str, String)> {
+    use quote::ToTokens;
+    let (method, args) = match expr {
+        syn::Expr::Call(c) => {
+            let syn::Expr::Path(f) = &*c.func else { return None };
+            let segs: Vec<String> = f.path.segments.iter().map(|s| s.ident.to_string()).collect();
+            (segs.ends_with(&["io".into(), "submit".into()])).then_some(("fetch", &c.args))?
+        }
+        syn::Expr::MethodCall(m) => {
+            let state = plain_ident(&m.receiver)?.to_string();
+            let method = if m.method == "write" { "write" } else { "fetch" };
+            (state.starts_with("__ohua_order_") && is_io_method(&m.method)).then_some((method, &m.args))?
+        }
+        _ => return None,
+    };
+    let [syn::Expr::Reference(src), request] = args.iter().collect::<Vec<_>>()[..] else { return None };
+    let src = plain_ident(&src.expr)?;
+    Some((src.to_string(), method, request.to_token_stream().to_string()))
+}
+
 /// Whether `expr` is the `await` marker built by [`Frontend::parse_fetch`];
 /// its single argument is the pending answer.
 pub(crate) fn is_await_marker(expr: &syn::Expr) -> bool {

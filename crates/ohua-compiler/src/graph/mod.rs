@@ -5,9 +5,11 @@
 //! the order code generation emits them in (so rustc infers every arc's type
 //! from its producer before a consumer's code is type-checked).
 
+mod io_rounds;
 mod keyed;
 mod print;
 
+pub use io_rounds::{fetch_sites, print_io, FetchSite};
 pub use keyed::{cloneable_params, keyed_locals};
 pub use print::{kind_str, print_graph, to_dot};
 

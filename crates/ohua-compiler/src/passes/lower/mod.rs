@@ -240,6 +240,11 @@ impl Lower<'_> {
 fn label(n: &NodeOp) -> String {
     use quote::ToTokens;
     let s = match &n.code {
+        // A fetch's `submit` reads as the fetch (`db.fetch(PostInfo (id))`).
+        Code::Let { expr, .. } if crate::frontend::fetch::io_call(expr).is_some() => {
+            let (src, method, request) = crate::frontend::fetch::io_call(expr).expect("checked");
+            format!("{src}.{method}({request})")
+        }
         Code::Let { expr, .. } | Code::Assign { expr, .. } | Code::IfSelector(expr) => {
             expr.to_token_stream().to_string()
         }
