@@ -15,7 +15,7 @@ mod checks;
 mod handover;
 mod monitor;
 mod observe;
-mod pool;
+pub(crate) mod pool;
 mod rescue;
 mod run;
 mod section;

@@ -178,6 +178,19 @@ impl Drop for Finished {
     }
 }
 
+/// Run `job` on a pool worker named `name` while it runs, without waiting
+/// for it: for work that owns everything it uses and that its owner waits
+/// for by other means (the I/O batches of a run, `io/run.rs`).
+///
+/// # Errors
+///
+/// The operating system refused a new thread; `job` was dropped unrun.
+pub(crate) fn spawn_detached(name: &str, job: impl FnOnce() + Send + 'static) -> std::io::Result<()> {
+    let pending = Arc::new(Pending::default());
+    pending.count.fetch_add(1, Ordering::Relaxed);
+    pool().submit(Job { work: Box::new(job), name: name.to_string(), finished: Finished(pending) })
+}
+
 /// Jobs started on the pool that may borrow data living for `'a`.
 ///
 /// Dropping the scope waits until every job it started has finished, so the

@@ -230,14 +230,16 @@ impl IoRun {
     }
 }
 
-/// Run `job` on a new thread, or here if no thread can be started (the
-/// answer then comes later, but it comes: `spawn` drops a closure it could
-/// not start, so the job waits in a slot either side can take it from).
+/// Run `job` on a worker of the process's pool (an idle thread, or a new
+/// one: a batch never waits for another), or here if no thread can be
+/// started (the answer then comes later, but it comes: the pool drops a job
+/// it could not start, so the job waits in a slot either side can take it
+/// from).
 fn on_own_thread(job: Job) {
     let slot = Arc::new(Mutex::new(Some(job)));
     let theirs = slot.clone();
     let take = |s: &Mutex<Option<Job>>| s.lock().unwrap_or_else(|e| e.into_inner()).take();
-    let started = std::thread::Builder::new().name("ohua-io".into()).spawn(move || {
+    let started = crate::exec::pool::spawn_detached("ohua-io", move || {
         if let Some(job) = take(&theirs) {
             job();
         }
