@@ -1,0 +1,3 @@
+fn main() {
+    println!("{}", ohua_levels_bench::compiled::COMPILED.len());
+}
