@@ -19,3 +19,65 @@ pub mod compiled {
     use crate::runtime::*;
     include!(concat!(env!("OUT_DIR"), "/programs.rs"));
 }
+
+pub mod dl_rs;
+pub mod emit_js;
+
+use std::path::Path;
+
+/// One line of `js/run.js`: a program run in one style.
+#[derive(Clone, Debug)]
+pub struct JsOutcome {
+    /// The program's name.
+    pub name: String,
+    /// `idiomatic` or `sequential`.
+    pub style: String,
+    /// The result, in decimal.
+    pub result: String,
+    /// Calls (batches) per source.
+    pub calls: [u64; graph::ALL_SOURCES],
+    /// Keys per source.
+    pub keys: [u64; graph::ALL_SOURCES],
+    /// Wall-clock time of the run in ms.
+    pub ms: f64,
+}
+
+/// Run the JavaScript `programs` (from [`emit_js::file`]) with `node
+/// js/run.js` in both styles; `js_dir` must have `node_modules`.
+///
+/// # Panics
+///
+/// If node fails or prints something unexpected.
+pub fn run_js(js_dir: &Path, programs: &str, latency_ms: &[f64; graph::ALL_SOURCES], x: u64) -> Vec<JsOutcome> {
+    let tmp = std::env::temp_dir().join(format!("ohua-levels-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).expect("temp dir");
+    let file = tmp.join("programs.js");
+    std::fs::write(&file, programs).expect("write programs.js");
+    let config = tmp.join("config.json");
+    let cfg = serde_json::json!({ "latency_ms": latency_ms, "x": x.to_string(), "styles": ["idiomatic", "sequential"] });
+    std::fs::write(&config, cfg.to_string()).expect("write config.json");
+    let out = std::process::Command::new("node")
+        .arg(js_dir.join("run.js"))
+        .arg(&file)
+        .arg(&config)
+        .output()
+        .expect("node runs (is node installed?)");
+    assert!(out.status.success(), "node failed: {}", String::from_utf8_lossy(&out.stderr));
+    let arr = |v: &serde_json::Value| -> [u64; graph::ALL_SOURCES] {
+        std::array::from_fn(|i| v[i].as_u64().expect("a count"))
+    };
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|line| {
+            let v: serde_json::Value = serde_json::from_str(line).expect("a JSON line from run.js");
+            JsOutcome {
+                name: v["name"].as_str().expect("name").to_string(),
+                style: v["style"].as_str().expect("style").to_string(),
+                result: v["result"].as_str().expect("result").to_string(),
+                calls: arr(&v["calls"]),
+                keys: arr(&v["keys"]),
+                ms: v["ms"].as_f64().expect("ms"),
+            }
+        })
+        .collect()
+}

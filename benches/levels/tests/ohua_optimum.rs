@@ -1,0 +1,69 @@
+//! The compiled Ohua algorithms of small generated level graphs: results
+//! equal the sequential reference, and calls per source equal the analytic
+//! optimum (the longest chain of dependent fetches on the source), under
+//! several deployments.
+
+use std::time::Duration;
+
+use ohua::{Deployment, SectionStrategy};
+use ohua_levels_bench::compiled::COMPILED;
+use ohua_levels_bench::graph::{generate, ALL_SOURCES};
+use ohua_levels_bench::runtime::run_ohua;
+use ohua_levels_bench::sets::Spec;
+
+const X: u64 = 77;
+
+fn deployments() -> Vec<Deployment> {
+    vec![
+        Deployment { workers: 2, ..Default::default() },
+        Deployment { workers: 1, sections: SectionStrategy::Single, ..Default::default() },
+        Deployment { workers: 2, sections: SectionStrategy::Random { sections: 3, seed: 5 }, ..Default::default() },
+    ]
+}
+
+/// Run `spec` under every deployment; the calls of each run.
+fn check(spec: Spec, latency: [Duration; ALL_SOURCES]) -> Vec<[u64; ALL_SOURCES]> {
+    let run = COMPILED.iter().find(|c| c.spec == spec).expect("compiled").run;
+    let p = generate(spec.seed, &spec.params());
+    let expected = p.eval(X);
+    let (seq, _) = ohua::sequential(|| run_ohua(run, &[Duration::ZERO; ALL_SOURCES], X));
+    assert_eq!(seq, expected, "{spec:?} sequentially");
+    deployments()
+        .into_iter()
+        .map(|d| {
+            let (r, calls) = ohua::with_deployment(d.clone(), || run_ohua(run, &latency, X));
+            assert_eq!(r, expected, "{spec:?} under {d:?}");
+            calls
+        })
+        .collect()
+}
+
+const MS: Duration = Duration::from_millis(1);
+
+#[test]
+fn one_source_calls_equal_the_optimum() {
+    let specs = COMPILED.iter().map(|c| c.spec).filter(|s| s.sources == 1 && (s.levels <= 8 || s.p_sub10 == 4));
+    for spec in specs {
+        let optimum = generate(spec.seed, &spec.params()).optimum();
+        for calls in check(spec, [MS, MS, MS, MS]) {
+            assert_eq!(calls, optimum, "{spec:?} ({})", spec.name());
+        }
+    }
+}
+
+#[test]
+fn three_sources_results_and_calls() {
+    // With equal latencies the batches of the three sources go out and come
+    // back together, so each source's calls are its chain.
+    for spec in COMPILED.iter().map(|c| c.spec).filter(|s| s.sources == 3 && s.levels <= 6) {
+        {
+            let optimum = generate(spec.seed, &spec.params()).optimum();
+            for calls in check(spec, [MS, MS, MS, MS]) {
+                for s in 0..ALL_SOURCES {
+                    assert!(calls[s] >= optimum[s], "{spec:?}: {calls:?} below the bound {optimum:?}");
+                }
+                assert_eq!(calls, optimum, "{spec:?} ({})", spec.name());
+            }
+        }
+    }
+}
