@@ -305,6 +305,28 @@ impl Program {
         mix(&sinks, SLOW_UID)
     }
 
+    /// The calls of an eager scheduler: every source's requests that are
+    /// ready at the same moment go out as one batch, at once (no waiting
+    /// for more), when a call to source `s` takes `latency[s]` and nothing
+    /// else takes time. With one source this is [`Program::optimum`]; with
+    /// several it can be more, because the chain bound is reached only by
+    /// holding ready requests back (calls traded for latency). Ohua sends a
+    /// batch when the run is quiet, which is this schedule up to the order
+    /// in which answers arrive.
+    pub fn eager_calls(&self, latency: &[f64; ALL_SOURCES]) -> Depths {
+        let mut sends: Vec<Vec<f64>> = vec![Vec::new(); ALL_SOURCES];
+        eager(&self.graph, 0.0, latency, &mut sends);
+        if self.params.slow {
+            sends[SLOW].push(0.0);
+        }
+        std::array::from_fn(|s| {
+            let mut t = sends[s].clone();
+            t.sort_by(f64::total_cmp);
+            t.dedup();
+            t.len() as u64
+        })
+    }
+
     /// Io nodes per source (a map body's counted once).
     pub fn io_nodes(&self) -> Depths {
         let mut out = [0; ALL_SOURCES];
@@ -324,6 +346,22 @@ fn count_io(g: &Graph, out: &mut Depths) {
             Kind::Compute => {}
         }
     }
+}
+
+fn eager(g: &Graph, param: f64, latency: &[f64; ALL_SOURCES], sends: &mut [Vec<f64>]) -> f64 {
+    let mut at: Vec<f64> = Vec::with_capacity(g.nodes.len());
+    for n in &g.nodes {
+        let input = if n.inputs.is_empty() { param } else { n.inputs.iter().map(|&w| at[w]).fold(0.0, f64::max) };
+        at.push(match &n.kind {
+            Kind::Compute => input,
+            Kind::Io(s) => {
+                sends[*s].push(input);
+                input + latency[*s]
+            }
+            Kind::Sub(b) | Kind::Map(b) => eager(b, input, latency, sends),
+        });
+    }
+    g.sinks().iter().map(|&i| at[i]).fold(0.0, f64::max)
 }
 
 fn critical(g: &Graph, param: f64, latency: &[f64; ALL_SOURCES]) -> f64 {

@@ -36,6 +36,7 @@ struct Opts {
 /// One program's numbers: per variant calls per source and time.
 struct Row {
     optimum: [u64; ALL_SOURCES],
+    eager: [u64; ALL_SOURCES],
     critical_ms: f64,
     io_nodes: [u64; ALL_SOURCES],
     calls: Vec<[u64; ALL_SOURCES]>,
@@ -197,7 +198,7 @@ impl Bench {
             if spec.sources == 1 && calls[0][0] != optimum[0] {
                 self.above_optimum.push(format!("{name}: {} calls, optimum {}", calls[0][0], optimum[0]));
             }
-            rows.push(Row { optimum, critical_ms: p.critical_path(&latency_ms), io_nodes: p.io_nodes(), calls, ms });
+            rows.push(Row { optimum, eager: p.eager_calls(&latency_ms), critical_ms: p.critical_path(&latency_ms), io_nodes: p.io_nodes(), calls, ms });
         }
         rows
     }
@@ -210,17 +211,18 @@ fn avg(xs: impl Iterator<Item = f64>) -> f64 {
 
 fn print_calls(title: &str, key: &str, rows: &[(String, Vec<Row>)], sources: std::ops::Range<usize>) {
     println!("\n## {title}\n");
-    println!("| {key} | graphs | io nodes | optimum | {} |", VARIANTS.join(" | "));
-    println!("|---|---|---|---|{}", "---|".repeat(VARIANTS.len()));
+    println!("| {key} | graphs | io nodes | optimum | eager | {} |", VARIANTS.join(" | "));
+    println!("|---|---|---|---|---|{}", "---|".repeat(VARIANTS.len()));
     for (k, rs) in rows {
         let sum = |a: &[u64; ALL_SOURCES]| sources.clone().map(|s| a[s]).sum::<u64>() as f64;
         let cols: Vec<String> =
             (0..VARIANTS.len()).map(|v| format!("{:.2}", avg(rs.iter().map(|r| sum(&r.calls[v]))))).collect();
         println!(
-            "| {k} | {} | {:.2} | {:.2} | {} |",
+            "| {k} | {} | {:.2} | {:.2} | {:.2} | {} |",
             rs.len(),
             avg(rs.iter().map(|r| sum(&r.io_nodes))),
             avg(rs.iter().map(|r| sum(&r.optimum))),
+            avg(rs.iter().map(|r| sum(&r.eager))),
             cols.join(" | ")
         );
     }

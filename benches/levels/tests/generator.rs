@@ -123,6 +123,25 @@ fn the_optimum_counts_dependent_fetches_through_maps() {
     assert_eq!(p.critical_path(&[10.0, 30.0, 0.0, 0.0]), 60.0);
     assert_eq!(p.critical_path(&[10.0, 20.0, 0.0, 0.0]), 40.0);
     assert_eq!(p.critical_path(&[10.0, 30.0, 0.0, 100.0]), 100.0);
+    // Eagerly: s0 at 0 (a), 10 (c), 30 and 40 (the map after d); s1 at 0
+    // (d) and 30 (e).
+    assert_eq!(p.eager_calls(&[10.0, 30.0, 0.0, 0.0]), [4, 2, 0, 1]);
+}
+
+#[test]
+fn with_two_sources_the_chain_bound_needs_waiting() {
+    // a (s0) and b (s1) on the parameter, c (s1) on a: s1's chain is 1 (b
+    // and c in one batch, if b waits for a), an eager schedule makes 2.
+    let graph = Graph {
+        uid: 1,
+        nodes: vec![node(2, 1, Kind::Io(0), &[]), node(3, 1, Kind::Io(1), &[]), node(4, 2, Kind::Io(1), &[0])],
+    };
+    let mut params = Params::new(2, 2, 0.0);
+    params.slow = false;
+    let p = Program { seed: 0, params, graph };
+    assert_eq!(p.optimum(), [1, 1, 0, 0]);
+    assert_eq!(p.eager_calls(&[10.0, 10.0, 0.0, 0.0]), [1, 2, 0, 0]);
+    assert_eq!(p.critical_path(&[10.0, 10.0, 0.0, 0.0]), 20.0);
 }
 
 #[test]

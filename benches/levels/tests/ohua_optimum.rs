@@ -52,17 +52,17 @@ fn one_source_calls_equal_the_optimum() {
 }
 
 #[test]
-fn three_sources_results_and_calls() {
-    // With equal latencies the batches of the three sources go out and come
-    // back together, so each source's calls are its chain.
+fn three_sources_results_and_calls_within_bounds() {
+    // With several sources the chain bound is reached only by holding ready
+    // fetches back; Ohua sends when the run is quiet, so a source's calls
+    // lie between its chain and its io nodes, and which answer arrives
+    // first decides where (see `Program::eager_calls`).
     for spec in COMPILED.iter().map(|c| c.spec).filter(|s| s.sources == 3 && s.levels <= 6) {
-        {
-            let optimum = generate(spec.seed, &spec.params()).optimum();
-            for calls in check(spec, [MS, MS, MS, MS]) {
-                for s in 0..ALL_SOURCES {
-                    assert!(calls[s] >= optimum[s], "{spec:?}: {calls:?} below the bound {optimum:?}");
-                }
-                assert_eq!(calls, optimum, "{spec:?} ({})", spec.name());
+        let p = generate(spec.seed, &spec.params());
+        let (optimum, io) = (p.optimum(), p.io_nodes());
+        for calls in check(spec, [MS, MS, MS, MS]) {
+            for s in 0..ALL_SOURCES {
+                assert!(optimum[s] <= calls[s] && calls[s] <= io[s], "{spec:?}: {calls:?} not within {optimum:?} ..= {io:?}");
             }
         }
     }
