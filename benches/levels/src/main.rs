@@ -165,24 +165,28 @@ impl Bench {
             let expected = p.eval(X);
             let mut calls = Vec::new();
             let mut ms = Vec::new();
-            let mut check = |variant: &str, result: u64| {
-                if result != expected {
-                    self.mismatches.push(format!("{name} {variant}: {result} != {expected}"));
-                }
+            let mut bad: Vec<String> = Vec::new();
+            let mut check = |variant: &str, result: Option<u64>| match result {
+                Some(r) if r == expected => {}
+                Some(r) => bad.push(format!("{name} {variant}: {r} != {expected}")),
+                None => bad.push(format!("{name} {variant}: no result")),
             };
             let t = Instant::now();
             let (r, c) = ohua::with_deployment(Deployment { workers: 2, ..Default::default() }, || run_ohua(*run, &latency, X));
             ms.push(t.elapsed().as_secs_f64() * 1000.0);
-            check("ohua", r);
+            check("ohua", Some(r));
             calls.push(c);
             for style in ["idiomatic", "sequential"] {
                 match js.get(&(name.clone(), style.to_string())) {
                     Some(o) => {
-                        check(&format!("js {style}"), o.result.parse().unwrap_or(0));
+                        check(&format!("js {style}"), o.result.parse().ok());
                         calls.push(o.calls);
                         ms.push(o.ms);
                     }
                     None => {
+                        if self.opts.js {
+                            check(&format!("js {style}"), None);
+                        }
                         calls.push([0; ALL_SOURCES]);
                         ms.push(f64::NAN);
                     }
@@ -190,10 +194,11 @@ impl Bench {
             }
             for style in [Style::Sequential, Style::Join] {
                 let o = dl_rs::run(p, style, &latency, X);
-                check(&format!("rs {style:?}"), o.result);
+                check(&format!("rs {style:?}"), Some(o.result));
                 calls.push(o.calls);
                 ms.push(o.time.as_secs_f64() * 1000.0);
             }
+            self.mismatches.extend(bad);
             let optimum = p.optimum();
             if spec.sources == 1 && calls[0][0] != optimum[0] {
                 self.above_optimum.push(format!("{name}: {} calls, optimum {}", calls[0][0], optimum[0]));
