@@ -71,9 +71,7 @@ pub fn run(p: &Program, style: Style, latency: &[Duration; ALL_SOURCES], x: u64)
     let calls: Vec<Arc<AtomicU64>> = (0..ALL_SOURCES).map(|_| Arc::default()).collect();
     let keys: Vec<Arc<AtomicU64>> = (0..ALL_SOURCES).map(|_| Arc::default()).collect();
     let loaders: Loaders = (0..ALL_SOURCES)
-        .map(|i| {
-            Loader::new(Batch { index: i, latency: latency[i], calls: calls[i].clone(), keys: keys[i].clone() })
-        })
+        .map(|i| Loader::new(Batch { index: i, latency: latency[i], calls: calls[i].clone(), keys: keys[i].clone() }))
         .collect();
     let rt = tokio::runtime::Builder::new_current_thread().enable_time().build().expect("tokio runtime");
     let start = Instant::now();
@@ -121,9 +119,9 @@ fn sequential<'a>(g: &'a Graph, x: u64, l: &'a Loaders) -> Pin<Box<dyn Future<Ou
                 Kind::Io(s) => l[*s].load(key(&a, n.uid, n.depth)).await,
                 Kind::Sub(b) => mix(&sequential(b, mix(&a, n.uid), l).await, b.uid),
                 Kind::Map(b) => {
-                    let rs = join_all(list(mix(&a, n.uid)).into_iter().map(|e| async move {
-                        mix(&sequential(b, e, l).await, b.uid)
-                    }))
+                    let rs = join_all(
+                        list(mix(&a, n.uid)).into_iter().map(|e| async move { mix(&sequential(b, e, l).await, b.uid) }),
+                    )
                     .await;
                     mix(&rs, n.uid)
                 }

@@ -58,7 +58,8 @@ fn stmts(g: &Graph, param: &str, out: &mut String, fns: &mut Vec<String>, ind: &
         match &n.kind {
             Kind::Compute => writeln!(out, "{ind}let {v} = mix(&[{args}], {});", n.uid).unwrap(),
             Kind::Io(s) => {
-                writeln!(out, "{ind}let {v}_r = {}.fetch(key(&[{args}], {}, {}));", source(*s), n.uid, n.depth).unwrap();
+                writeln!(out, "{ind}let {v}_r = {}.fetch(key(&[{args}], {}, {}));", source(*s), n.uid, n.depth)
+                    .unwrap();
                 writeln!(out, "{ind}let {v} = ok({v}_r);").unwrap();
             }
             Kind::Sub(b) => {
@@ -70,7 +71,8 @@ fn stmts(g: &Graph, param: &str, out: &mut String, fns: &mut Vec<String>, ind: &
             Kind::Map(b) => {
                 writeln!(out, "{ind}let {v}_xs = list(mix(&[{args}], {}));", n.uid).unwrap();
                 let e = format!("e{}", n.uid);
-                writeln!(out, "{ind}let {v}_v: Vec<u64> = {v}_xs\n{ind}    .into_iter()\n{ind}    .map(|{e}| {{").unwrap();
+                writeln!(out, "{ind}let {v}_v: Vec<u64> = {v}_xs\n{ind}    .into_iter()\n{ind}    .map(|{e}| {{")
+                    .unwrap();
                 let inner = format!("{ind}        ");
                 let sinks = stmts(b, &e, out, fns, &inner);
                 writeln!(out, "{inner}let r{} = mix(&[{}], {});", b.uid, sinks.join(", "), b.uid).unwrap();

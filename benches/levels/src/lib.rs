@@ -54,7 +54,8 @@ pub fn run_js(js_dir: &Path, programs: &str, latency_ms: &[f64; graph::ALL_SOURC
     let file = tmp.join("programs.js");
     std::fs::write(&file, programs).expect("write programs.js");
     let config = tmp.join("config.json");
-    let cfg = serde_json::json!({ "latency_ms": latency_ms, "x": x.to_string(), "styles": ["idiomatic", "sequential"] });
+    let cfg =
+        serde_json::json!({ "latency_ms": latency_ms, "x": x.to_string(), "styles": ["idiomatic", "sequential"] });
     std::fs::write(&config, cfg.to_string()).expect("write config.json");
     let out = std::process::Command::new("node")
         .arg(js_dir.join("run.js"))

@@ -89,7 +89,14 @@ fn main() {
     }
     if run_conc {
         let rows = b.levels(sets::one_source, [lat, lat, lat, b.opts.slow_ms as f64]);
-        print_latency(&format!("concurrent I/O: latency [ms], 1 source of {lat} ms and a slow one of {} ms at the root", b.opts.slow_ms), "levels", &rows);
+        print_latency(
+            &format!(
+                "concurrent I/O: latency [ms], 1 source of {lat} ms and a slow one of {} ms at the root",
+                b.opts.slow_ms
+            ),
+            "levels",
+            &rows,
+        );
     }
     if run_mod {
         let mut rows = Vec::new();
@@ -172,7 +179,8 @@ impl Bench {
                 None => bad.push(format!("{name} {variant}: no result")),
             };
             let t = Instant::now();
-            let (r, c) = ohua::with_deployment(Deployment { workers: 2, ..Default::default() }, || run_ohua(*run, &latency, X));
+            let (r, c) =
+                ohua::with_deployment(Deployment { workers: 2, ..Default::default() }, || run_ohua(*run, &latency, X));
             ms.push(t.elapsed().as_secs_f64() * 1000.0);
             check("ohua", Some(r));
             calls.push(c);
@@ -203,7 +211,14 @@ impl Bench {
             if spec.sources == 1 && calls[0][0] != optimum[0] {
                 self.above_optimum.push(format!("{name}: {} calls, optimum {}", calls[0][0], optimum[0]));
             }
-            rows.push(Row { optimum, eager: p.eager_calls(&latency_ms), critical_ms: p.critical_path(&latency_ms), io_nodes: p.io_nodes(), calls, ms });
+            rows.push(Row {
+                optimum,
+                eager: p.eager_calls(&latency_ms),
+                critical_ms: p.critical_path(&latency_ms),
+                io_nodes: p.io_nodes(),
+                calls,
+                ms,
+            });
         }
         rows
     }
@@ -238,8 +253,14 @@ fn print_latency(title: &str, key: &str, rows: &[(String, Vec<Row>)]) {
     println!("| {key} | graphs | critical path | {} | ohua / critical |", VARIANTS.join(" | "));
     println!("|---|---|---|{}---|", "---|".repeat(VARIANTS.len()));
     for (k, rs) in rows {
-        let cols: Vec<String> = (0..VARIANTS.len()).map(|v| format!("{:.0}", avg(rs.iter().map(|r| r.ms[v])))).collect();
+        let cols: Vec<String> =
+            (0..VARIANTS.len()).map(|v| format!("{:.0}", avg(rs.iter().map(|r| r.ms[v])))).collect();
         let ratio = avg(rs.iter().map(|r| r.ms[0] / r.critical_ms.max(1e-9)));
-        println!("| {k} | {} | {:.0} | {} | {ratio:.2} |", rs.len(), avg(rs.iter().map(|r| r.critical_ms)), cols.join(" | "));
+        println!(
+            "| {k} | {} | {:.0} | {} | {ratio:.2} |",
+            rs.len(),
+            avg(rs.iter().map(|r| r.critical_ms)),
+            cols.join(" | ")
+        );
     }
 }

@@ -62,7 +62,10 @@ fn three_sources_results_and_calls_within_bounds() {
         let (optimum, io) = (p.optimum(), p.io_nodes());
         for calls in check(spec, [MS, MS, MS, MS]) {
             for s in 0..ALL_SOURCES {
-                assert!(optimum[s] <= calls[s] && calls[s] <= io[s], "{spec:?}: {calls:?} not within {optimum:?} ..= {io:?}");
+                assert!(
+                    optimum[s] <= calls[s] && calls[s] <= io[s],
+                    "{spec:?}: {calls:?} not within {optimum:?} ..= {io:?}"
+                );
             }
         }
     }
