@@ -86,6 +86,7 @@ fn main() {
     if run_base {
         let rows = b.levels(sets::one_source, [lat, lat, lat, 0.0]);
         print_calls(&format!("baseline: calls to the source, 1 source of {lat} ms"), "levels", &rows, 0..1);
+        print_latency(&format!("baseline: latency [ms], 1 source of {lat} ms"), "levels", &rows);
     }
     if run_conc {
         let rows = b.levels(sets::one_source, [lat, lat, lat, b.opts.slow_ms as f64]);
@@ -250,12 +251,13 @@ fn print_calls(title: &str, key: &str, rows: &[(String, Vec<Row>)], sources: std
 
 fn print_latency(title: &str, key: &str, rows: &[(String, Vec<Row>)]) {
     println!("\n## {title}\n");
-    println!("| {key} | graphs | critical path | {} | ohua / critical |", VARIANTS.join(" | "));
+    println!("| {key} | graphs | critical path | {} | ohua / critical path |", VARIANTS.join(" | "));
     println!("|---|---|---|{}---|", "---|".repeat(VARIANTS.len()));
     for (k, rs) in rows {
         let cols: Vec<String> =
             (0..VARIANTS.len()).map(|v| format!("{:.0}", avg(rs.iter().map(|r| r.ms[v])))).collect();
-        let ratio = avg(rs.iter().map(|r| r.ms[0] / r.critical_ms.max(1e-9)));
+        // Of the averages: a graph without io has a critical path of 0.
+        let ratio = avg(rs.iter().map(|r| r.ms[0])) / avg(rs.iter().map(|r| r.critical_ms)).max(1e-9);
         println!(
             "| {k} | {} | {:.0} | {} | {ratio:.2} |",
             rs.len(),
