@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Ÿauhau's level-graph benchmark (Table 4.2): Ohua against DataLoader
+# (npm `dataloader`, the `dataloader` crate). Installs the JavaScript side
+# (npm ci) if needed, builds in release and runs; arguments go to the
+# binary (`--quick`, `--latency-ms N`, `--slow-ms N`, `--only EXP`, `--no-js`).
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+if [ ! -d "$here/js/node_modules" ]; then
+    (cd "$here/js" && npm ci --no-audit --no-fund)
+fi
+cd "$here/../.."
+cargo build --release -p ohua-levels-bench
+cargo run --release -q -p ohua-levels-bench -- "$@"

@@ -1,0 +1,268 @@
+//! Ÿauhau's level-graph benchmark (Table 4.2): per experiment and level
+//! count, the average calls and latency of Ohua, DataLoader (JavaScript,
+//! idiomatic and sequential await) and the `dataloader` crate (sequential
+//! await and join per level) next to the analytic optimum and critical
+//! path. Every result is checked against the sequential reference.
+//!
+//! `ohua-levels-bench [--quick] [--latency-ms N] [--slow-ms N] [--no-js]
+//! [--only baseline|conc|modular|three]`
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use ohua::Deployment;
+use ohua_levels_bench::compiled::COMPILED;
+use ohua_levels_bench::dl_rs::{self, Style};
+use ohua_levels_bench::graph::{generate, Program, ALL_SOURCES};
+use ohua_levels_bench::runtime::{run_ohua, Run};
+use ohua_levels_bench::sets::{self, Spec};
+use ohua_levels_bench::{emit_js, run_js, JsOutcome};
+
+/// The parameter every program runs with.
+const X: u64 = 2026;
+
+/// The variants measured, in column order.
+const VARIANTS: [&str; 5] = ["ohua", "dl-js", "dl-js-await", "dl-rs-await", "dl-rs-join"];
+
+struct Opts {
+    quick: bool,
+    latency_ms: u64,
+    slow_ms: u64,
+    js: bool,
+    only: Option<String>,
+}
+
+/// One program's numbers: per variant calls per source and time.
+struct Row {
+    optimum: [u64; ALL_SOURCES],
+    eager: [u64; ALL_SOURCES],
+    critical_ms: f64,
+    io_nodes: [u64; ALL_SOURCES],
+    calls: Vec<[u64; ALL_SOURCES]>,
+    ms: Vec<f64>,
+}
+
+struct Bench {
+    opts: Opts,
+    mismatches: Vec<String>,
+    above_optimum: Vec<String>,
+    js_dir: PathBuf,
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let mut opts = Opts { quick: false, latency_ms: 10, slow_ms: 200, js: true, only: None };
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--quick" => opts.quick = true,
+            "--no-js" => opts.js = false,
+            "--latency-ms" => opts.latency_ms = args.next().and_then(|s| s.parse().ok()).expect("--latency-ms N"),
+            "--slow-ms" => opts.slow_ms = args.next().and_then(|s| s.parse().ok()).expect("--slow-ms N"),
+            "--only" => opts.only = args.next(),
+            _ => {
+                eprintln!("usage: ohua-levels-bench [--quick] [--latency-ms N] [--slow-ms N] [--no-js] [--only baseline|conc|modular|three]");
+                std::process::exit(2);
+            }
+        }
+    }
+    let js_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("js");
+    if opts.js && !js_dir.join("node_modules").exists() {
+        eprintln!("{}/node_modules is missing: run `npm ci` there (run.sh does), or pass --no-js", js_dir.display());
+        std::process::exit(2);
+    }
+    let mut b = Bench { opts, mismatches: Vec::new(), above_optimum: Vec::new(), js_dir };
+    let start = Instant::now();
+    let lat = b.opts.latency_ms as f64;
+    println!(
+        "# Level graphs (Ÿauhau Table 4.2): {} graphs per level count, latency {} ms per call, slow source {} ms, Ohua workers 2{}",
+        if b.opts.quick { 1 } else { sets::GRAPHS_PER_LEVEL },
+        b.opts.latency_ms,
+        b.opts.slow_ms,
+        if b.opts.quick { " (--quick)" } else { "" }
+    );
+    let want = |e: &str| b.opts.only.as_deref().is_none_or(|o| o == e);
+    let (run_base, run_conc, run_mod, run_three) = (want("baseline"), want("conc"), want("modular"), want("three"));
+    if run_base {
+        let rows = b.levels(sets::one_source, [lat, lat, lat, 0.0]);
+        print_calls(&format!("baseline: calls to the source, 1 source of {lat} ms"), "levels", &rows, 0..1);
+        print_latency(&format!("baseline: latency [ms], 1 source of {lat} ms"), "levels", &rows);
+    }
+    if run_conc {
+        let rows = b.levels(sets::one_source, [lat, lat, lat, b.opts.slow_ms as f64]);
+        print_latency(
+            &format!(
+                "concurrent I/O: latency [ms], 1 source of {lat} ms and a slow one of {} ms at the root",
+                b.opts.slow_ms
+            ),
+            "levels",
+            &rows,
+        );
+    }
+    if run_mod {
+        let mut rows = Vec::new();
+        for p in 0..=4u32 {
+            let mut specs = sets::modular(p);
+            if b.opts.quick {
+                specs.truncate(1);
+            }
+            rows.push((format!("{:.1}", p as f64 / 10.0), b.programs(&specs, [lat, lat, lat, 0.0])));
+        }
+        print_calls(&format!("modular: calls to the source, 20 levels, 1 source of {lat} ms"), "p(subf.)", &rows, 0..1);
+    }
+    if run_three {
+        let rows = b.levels(sets::three_sources, [lat, 2.0 * lat, 4.0 * lat, 0.0]);
+        print_calls(
+            &format!("3 sources (latencies {lat}:{}:{} ms): calls, summed over the sources", 2.0 * lat, 4.0 * lat),
+            "levels",
+            &rows,
+            0..3,
+        );
+        print_latency("3 sources: latency [ms]", "levels", &rows);
+    }
+    println!("\ntotal time {:.0} s", start.elapsed().as_secs_f64());
+    if !b.above_optimum.is_empty() {
+        println!("\nOhua above the optimum (single source): {}", b.above_optimum.join(", "));
+    }
+    if !b.mismatches.is_empty() {
+        eprintln!("RESULT MISMATCHES: {}", b.mismatches.join("; "));
+        std::process::exit(1);
+    }
+    println!("all results equal the sequential reference");
+}
+
+impl Bench {
+    /// Every level count of `specs_at`.
+    fn levels(&mut self, specs_at: fn(u32) -> Vec<Spec>, latency: [f64; ALL_SOURCES]) -> Vec<(String, Vec<Row>)> {
+        let levels: Vec<u32> = if self.opts.quick { vec![1, 2, 4, 10, 20] } else { sets::LEVELS.collect() };
+        levels
+            .into_iter()
+            .filter(|&l| !specs_at(l).is_empty())
+            .map(|l| {
+                let mut specs = specs_at(l);
+                if self.opts.quick {
+                    specs.truncate(1);
+                }
+                (l.to_string(), self.programs(&specs, latency))
+            })
+            .collect()
+    }
+
+    /// Run every variant of every program of `specs`.
+    fn programs(&mut self, specs: &[Spec], latency_ms: [f64; ALL_SOURCES]) -> Vec<Row> {
+        let latency: [Duration; ALL_SOURCES] = std::array::from_fn(|i| Duration::from_secs_f64(latency_ms[i] / 1000.0));
+        let programs: Vec<(Spec, Program, Run)> = specs
+            .iter()
+            .map(|s| {
+                let run = COMPILED.iter().find(|c| c.spec == *s).unwrap_or_else(|| panic!("{s:?} is not compiled")).run;
+                (*s, generate(s.seed, &s.params()), run)
+            })
+            .collect();
+        let js: HashMap<(String, String), JsOutcome> = if self.opts.js {
+            let named: Vec<(String, Program)> = programs.iter().map(|(s, p, _)| (s.name(), p.clone())).collect();
+            run_js(&self.js_dir, &emit_js::file(&named), &latency_ms, X)
+                .into_iter()
+                .map(|o| ((o.name.clone(), o.style.clone()), o))
+                .collect()
+        } else {
+            HashMap::new()
+        };
+        let mut rows = Vec::new();
+        for (spec, p, run) in &programs {
+            let name = spec.name();
+            let expected = p.eval(X);
+            let mut calls = Vec::new();
+            let mut ms = Vec::new();
+            let mut bad: Vec<String> = Vec::new();
+            let mut check = |variant: &str, result: Option<u64>| match result {
+                Some(r) if r == expected => {}
+                Some(r) => bad.push(format!("{name} {variant}: {r} != {expected}")),
+                None => bad.push(format!("{name} {variant}: no result")),
+            };
+            let t = Instant::now();
+            let (r, c) =
+                ohua::with_deployment(Deployment { workers: 2, ..Default::default() }, || run_ohua(*run, &latency, X));
+            ms.push(t.elapsed().as_secs_f64() * 1000.0);
+            check("ohua", Some(r));
+            calls.push(c);
+            for style in ["idiomatic", "sequential"] {
+                match js.get(&(name.clone(), style.to_string())) {
+                    Some(o) => {
+                        check(&format!("js {style}"), o.result.parse().ok());
+                        calls.push(o.calls);
+                        ms.push(o.ms);
+                    }
+                    None => {
+                        if self.opts.js {
+                            check(&format!("js {style}"), None);
+                        }
+                        calls.push([0; ALL_SOURCES]);
+                        ms.push(f64::NAN);
+                    }
+                }
+            }
+            for style in [Style::Sequential, Style::Join] {
+                let o = dl_rs::run(p, style, &latency, X);
+                check(&format!("rs {style:?}"), Some(o.result));
+                calls.push(o.calls);
+                ms.push(o.time.as_secs_f64() * 1000.0);
+            }
+            self.mismatches.extend(bad);
+            let optimum = p.optimum();
+            if spec.sources == 1 && calls[0][0] != optimum[0] {
+                self.above_optimum.push(format!("{name}: {} calls, optimum {}", calls[0][0], optimum[0]));
+            }
+            rows.push(Row {
+                optimum,
+                eager: p.eager_calls(&latency_ms),
+                critical_ms: p.critical_path(&latency_ms),
+                io_nodes: p.io_nodes(),
+                calls,
+                ms,
+            });
+        }
+        rows
+    }
+}
+
+fn avg(xs: impl Iterator<Item = f64>) -> f64 {
+    let v: Vec<f64> = xs.collect();
+    v.iter().sum::<f64>() / v.len().max(1) as f64
+}
+
+fn print_calls(title: &str, key: &str, rows: &[(String, Vec<Row>)], sources: std::ops::Range<usize>) {
+    println!("\n## {title}\n");
+    println!("| {key} | graphs | io nodes | optimum | eager | {} |", VARIANTS.join(" | "));
+    println!("|---|---|---|---|---|{}", "---|".repeat(VARIANTS.len()));
+    for (k, rs) in rows {
+        let sum = |a: &[u64; ALL_SOURCES]| sources.clone().map(|s| a[s]).sum::<u64>() as f64;
+        let cols: Vec<String> =
+            (0..VARIANTS.len()).map(|v| format!("{:.2}", avg(rs.iter().map(|r| sum(&r.calls[v]))))).collect();
+        println!(
+            "| {k} | {} | {:.2} | {:.2} | {:.2} | {} |",
+            rs.len(),
+            avg(rs.iter().map(|r| sum(&r.io_nodes))),
+            avg(rs.iter().map(|r| sum(&r.optimum))),
+            avg(rs.iter().map(|r| sum(&r.eager))),
+            cols.join(" | ")
+        );
+    }
+}
+
+fn print_latency(title: &str, key: &str, rows: &[(String, Vec<Row>)]) {
+    println!("\n## {title}\n");
+    println!("| {key} | graphs | critical path | {} | ohua / critical path |", VARIANTS.join(" | "));
+    println!("|---|---|---|{}---|", "---|".repeat(VARIANTS.len()));
+    for (k, rs) in rows {
+        let cols: Vec<String> =
+            (0..VARIANTS.len()).map(|v| format!("{:.0}", avg(rs.iter().map(|r| r.ms[v])))).collect();
+        // Of the averages: a graph without io has a critical path of 0.
+        let ratio = avg(rs.iter().map(|r| r.ms[0])) / avg(rs.iter().map(|r| r.critical_ms)).max(1e-9);
+        println!(
+            "| {k} | {} | {:.0} | {} | {ratio:.2} |",
+            rs.len(),
+            avg(rs.iter().map(|r| r.critical_ms)),
+            cols.join(" | ")
+        );
+    }
+}

@@ -1,0 +1,58 @@
+//! What the generated Ohua algorithms run against: the simulated services
+//! and the helpers the emitted code calls.
+
+use std::time::Duration;
+
+pub use crate::graph::{key, list, mix, slow_key};
+pub use crate::sets::Spec;
+pub use ohua::Source;
+
+/// A simulated service: answers [`crate::graph::answer`] for its index
+/// after sleeping `latency` per call (a batch costs one latency).
+#[derive(Debug)]
+pub struct Db {
+    /// Which source (salts the answers).
+    pub index: usize,
+    /// The time one call takes.
+    pub latency: Duration,
+}
+
+impl ohua::DataSource for Db {
+    type Request = u64;
+    type Response = u64;
+    type Error = ();
+    fn fetch(&self, keys: &[u64]) -> Vec<Result<u64, ()>> {
+        if !self.latency.is_zero() {
+            std::thread::sleep(self.latency);
+        }
+        keys.iter().map(|&k| Ok(crate::graph::answer(self.index, k))).collect()
+    }
+}
+
+/// The answer of a fetch (the simulated services never fail).
+pub fn ok(r: Result<u64, ()>) -> u64 {
+    r.expect("the simulated services never fail")
+}
+
+/// An Ohua program's entry: `run(s0, s1, s2, slow, x)`.
+pub type Run = fn(&Source<Db>, &Source<Db>, &Source<Db>, &Source<Db>, u64) -> u64;
+
+/// A compiled program and its spec.
+pub struct Compiled {
+    /// What it was generated from.
+    pub spec: Spec,
+    /// Its algorithm.
+    pub run: Run,
+}
+
+/// The four sources of a run (`s0..s2`, slow) with the given latencies.
+pub fn sources(latency: &[Duration; 4]) -> [Source<Db>; 4] {
+    std::array::from_fn(|i| Source::new(Db { index: i, latency: latency[i] }))
+}
+
+/// Run `run` on fresh sources; result and calls per source.
+pub fn run_ohua(run: Run, latency: &[Duration; 4], x: u64) -> (u64, [u64; 4]) {
+    let s = sources(latency);
+    let r = run(&s[0], &s[1], &s[2], &s[3], x);
+    (r, std::array::from_fn(|i| s[i].stats().calls))
+}

@@ -1,0 +1,88 @@
+//! The compiled Ohua algorithms of small generated level graphs: results
+//! equal the sequential reference, and calls per source equal the analytic
+//! optimum (the longest chain of dependent fetches on the source), under
+//! several deployments.
+
+use std::time::Duration;
+
+use ohua::{Deployment, SectionStrategy};
+use ohua_levels_bench::compiled::COMPILED;
+use ohua_levels_bench::graph::{generate, ALL_SOURCES};
+use ohua_levels_bench::runtime::run_ohua;
+use ohua_levels_bench::sets::Spec;
+
+const X: u64 = 77;
+
+fn deployments() -> Vec<Deployment> {
+    vec![
+        Deployment { workers: 2, ..Default::default() },
+        Deployment { workers: 1, sections: SectionStrategy::Single, ..Default::default() },
+        Deployment { workers: 2, sections: SectionStrategy::Random { sections: 3, seed: 5 }, ..Default::default() },
+    ]
+}
+
+/// Run `spec` under every deployment; the calls of each run.
+fn check(spec: Spec, latency: [Duration; ALL_SOURCES]) -> Vec<[u64; ALL_SOURCES]> {
+    let run = COMPILED.iter().find(|c| c.spec == spec).expect("compiled").run;
+    let p = generate(spec.seed, &spec.params());
+    let expected = p.eval(X);
+    let (seq, _) = ohua::sequential(|| run_ohua(run, &[Duration::ZERO; ALL_SOURCES], X));
+    assert_eq!(seq, expected, "{spec:?} sequentially");
+    deployments()
+        .into_iter()
+        .map(|d| {
+            let (r, calls) = ohua::with_deployment(d.clone(), || run_ohua(run, &latency, X));
+            assert_eq!(r, expected, "{spec:?} under {d:?}");
+            calls
+        })
+        .collect()
+}
+
+const MS: Duration = Duration::from_millis(1);
+
+#[test]
+fn one_source_calls_equal_the_optimum() {
+    let specs = COMPILED.iter().map(|c| c.spec).filter(|s| s.sources == 1 && (s.levels <= 8 || s.p_sub10 == 4));
+    for spec in specs {
+        let optimum = generate(spec.seed, &spec.params()).optimum();
+        for calls in check(spec, [MS, MS, MS, MS]) {
+            assert_eq!(calls, optimum, "{spec:?} ({})", spec.name());
+        }
+    }
+}
+
+#[test]
+fn three_sources_results_and_calls_within_bounds() {
+    // With several sources the chain bound is reached only by holding ready
+    // fetches back; Ohua sends when the run is quiet, so a source's calls
+    // lie between its chain and its io nodes, and which answer arrives
+    // first decides where (see `Program::eager_calls`).
+    for spec in COMPILED.iter().map(|c| c.spec).filter(|s| s.sources == 3 && s.levels <= 6) {
+        let p = generate(spec.seed, &spec.params());
+        let (optimum, io) = (p.optimum(), p.io_nodes());
+        for calls in check(spec, [MS, MS, MS, MS]) {
+            for s in 0..ALL_SOURCES {
+                assert!(
+                    optimum[s] <= calls[s] && calls[s] <= io[s],
+                    "{spec:?}: {calls:?} not within {optimum:?} ..= {io:?}"
+                );
+            }
+        }
+    }
+}
+
+/// A finding, not a regression: with several sources Ohua does not reach
+/// the chain bound. In `g_l4_s3_p0_n0` source s1 has a chain of 2 (n2, n7
+/// then n20, n21) but n7 waits for s0, n21 for a map over s2 and n20 for
+/// s2's third call, so sending eagerly when the run is quiet makes 3-4
+/// calls to s1 (the eager schedule, `Program::eager_calls`, says 4); only
+/// holding n2 back until n7 is ready (and n21 until n20) would make 2.
+#[test]
+#[ignore = "Ohua batches eagerly: with 3 sources the chain bound needs held-back fetches (s1: 3-4 calls, chain 2)"]
+fn three_sources_chain_bound_seed_0_levels_4() {
+    let spec = Spec { levels: 4, sources: 3, p_sub10: 0, seed: 0 };
+    let optimum = generate(spec.seed, &spec.params()).optimum();
+    for calls in check(spec, [MS, MS, MS, MS]) {
+        assert_eq!(calls, optimum, "{spec:?}");
+    }
+}
