@@ -16,5 +16,6 @@ pub mod graph;
 pub mod ir;
 pub mod passes;
 pub mod pipeline;
+pub mod updatable;
 
 pub use pipeline::{compile, expand, expand_fn, expand_mod, Compiled};

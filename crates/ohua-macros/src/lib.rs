@@ -12,3 +12,28 @@ use proc_macro::TokenStream;
 pub fn algorithm(attr: TokenStream, item: TokenStream) -> TokenStream {
     ohua_compiler::expand(attr.into(), item.into()).into()
 }
+
+/// Make a free function replaceable while a service runs (live updates):
+/// an update sent to an `ohua::service` can swap it for another function of
+/// the same type at a consistent cut (see the README, "Live updates").
+///
+/// ```ignore
+/// #[ohua::updatable]
+/// fn render(page: &Page) -> String { .. }
+/// ```
+///
+/// Outside a service, or before an update reaches the operator that calls
+/// it, the function runs its own body; the check costs a thread-local read.
+#[proc_macro_attribute]
+pub fn updatable(attr: TokenStream, item: TokenStream) -> TokenStream {
+    ohua_compiler::updatable::expand_updatable(attr.into(), item.into()).into()
+}
+
+/// A replacement for an `#[ohua::updatable]` function:
+/// `ohua::replace!(render => render_v2)` (any path to the function) is an
+/// `ohua::update::Replacement`, which `ohua::Update::replace` takes. The new
+/// function must have the same type; anything else does not compile.
+#[proc_macro]
+pub fn replace(input: TokenStream) -> TokenStream {
+    ohua_compiler::updatable::expand_replace(input.into()).into()
+}

@@ -24,6 +24,9 @@ pub(crate) struct Options {
     pub(crate) sequential: bool,
     /// One collector per enclosing [`profile`], innermost last.
     pub(crate) collectors: Vec<Collector>,
+    /// The control of a service ([`with_control`]): taken by the next run
+    /// that starts on this thread, so a nested run does not see it.
+    pub(crate) control: Option<std::sync::Arc<crate::update::Control>>,
 }
 
 thread_local! {
@@ -143,6 +146,29 @@ pub fn sequential<R>(f: impl FnOnce() -> R) -> R {
 /// Whether the current thread runs inside [`sequential`].
 pub fn is_sequential() -> bool {
     OPTIONS.with(|o| o.borrow().sequential)
+}
+
+/// Run `f` with `control` handed to the first algorithm run that starts on
+/// this thread inside it: that run becomes a *service* whose top-level loops
+/// insert the markers `control` requests (`crate::update`). The facade's
+/// `ohua::service` is built on this.
+///
+/// # Example
+///
+/// ```
+/// use ohua_runtime::context::with_control;
+/// use ohua_runtime::update::Control;
+/// let control = Control::new();
+/// let x = with_control(control.clone(), || 40 + 2); // no algorithm ran: nothing taken
+/// assert_eq!(x, 42);
+/// ```
+pub fn with_control<R>(control: std::sync::Arc<crate::update::Control>, f: impl FnOnce() -> R) -> R {
+    scoped(|o| o.control = Some(control), f)
+}
+
+/// Take the control [`with_control`] set for this thread's next run.
+pub(crate) fn take_control() -> Option<std::sync::Arc<crate::update::Control>> {
+    OPTIONS.with(|o| o.borrow_mut().control.take())
 }
 
 /// A copy of this thread's options, to hand to section threads.

@@ -56,3 +56,4 @@ pub mod packet;
 pub mod port;
 pub mod report;
 pub mod sync;
+pub mod update;

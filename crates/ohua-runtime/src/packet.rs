@@ -1,6 +1,8 @@
-//! What travels on an arc: data, or an end-of-activation marker.
+//! What travels on an arc: data, an end-of-activation marker, or a control
+//! marker (an update, checkpoint or no-op marker of a service).
 //!
-//! See `node/README.md` for the stream format every operator obeys.
+//! See `node/README.md` for the stream format every operator obeys, and
+//! `update/README.md` for what control markers do.
 
 /// Nesting level of a dataflow context: 0 is the algorithm's top level, each
 /// enclosing loop adds one.
@@ -10,15 +12,27 @@ pub type Level = u16;
 ///
 /// A stream at context depth `d` carries one `Data` per activation of its
 /// context, and an `End(l)` marker for every level `l < d` whenever an
-/// activation of level `l` ends.
+/// activation of level `l ends`. A control marker `Mark(m)` is inserted by
+/// the loop entry of level `m.level` between two of its iterations; like
+/// `End(m.level)` it appears in every stream deeper than `m.level`
+/// downstream of that entry, at the same position in all of them, but it
+/// ends nothing.
 ///
 /// # Example
 ///
 /// ```
-/// use ohua_runtime::packet::Packet;
-/// // A depth-1 stream for one top-level activation whose loop ran twice:
-/// let stream = vec![Packet::Data(1), Packet::Data(2), Packet::End(0)];
-/// assert!(stream[2].is_end());
+/// use ohua_runtime::packet::{Mark, Packet};
+/// // A depth-1 stream for one top-level activation whose loop ran three
+/// // times, with a control marker between the second and third iteration:
+/// let stream = vec![
+///     Packet::Data(1),
+///     Packet::Data(2),
+///     Packet::Mark(Mark { level: 0, id: 7 }),
+///     Packet::Data(3),
+///     Packet::End(0),
+/// ];
+/// assert!(stream[4].is_end());
+/// assert!(stream[2].is_mark());
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Packet<T> {
@@ -26,11 +40,30 @@ pub enum Packet<T> {
     Data(T),
     /// The current activation of the given level has ended.
     End(Level),
+    /// A control marker between two activations (see [`Mark`]).
+    Mark(Mark),
+}
+
+/// A control marker: inserted by the loop entry (`smap`) of level `level`
+/// between two iterations, so every operator of the loop body sees it
+/// between the same two iterations (a consistent cut). `id` names what the
+/// marker carries in the run's control table (`crate::update`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Mark {
+    /// The level of the loop entry that inserted the marker.
+    pub level: Level,
+    /// The marker's number in its run.
+    pub id: u32,
 }
 
 impl<T> Packet<T> {
     /// Whether this is an end marker.
     pub fn is_end(&self) -> bool {
         matches!(self, Packet::End(_))
+    }
+
+    /// Whether this is a control marker.
+    pub fn is_mark(&self) -> bool {
+        matches!(self, Packet::Mark(_))
     }
 }

@@ -2,7 +2,7 @@
 //! that consumes one output (fan-out clones the value for all but the last).
 
 use crate::arc::{ReadCursor, Receiver, Sender, WriteCursor};
-use crate::packet::{Level, Packet};
+use crate::packet::{Level, Mark, Packet};
 
 /// An input port: the consuming end of one arc.
 ///
@@ -75,6 +75,7 @@ impl<T> In<T> {
         let head = match self.peek() {
             Some(Packet::Data(_)) => Some(None),
             Some(Packet::End(l)) => Some(Some(*l)),
+            Some(Packet::Mark(m)) => return format!("M{}.{}/{}", m.level, m.id, self.available()),
             None => None,
         };
         head_text(head, self.available(), self.is_closed())
@@ -189,6 +190,21 @@ impl<T> Out<T> {
         }
     }
 
+    /// Send a control marker to every consumer; returns how many arcs it
+    /// went into (for the marker's count, `update/marker.rs`).
+    #[inline(never)]
+    pub fn send_mark(&mut self, mark: Mark) -> usize {
+        for tx in &mut self.txs {
+            tx.push(Packet::Mark(mark));
+        }
+        self.txs.len()
+    }
+
+    /// How many arcs this output feeds.
+    pub fn arcs(&self) -> usize {
+        self.txs.len()
+    }
+
     /// A cursor for a run of sends without per-item room checks, or `None`
     /// when the output fans out (values need cloning) or its consumer is
     /// gone: the caller then uses [`Out::send`].
@@ -253,6 +269,22 @@ impl<T> OutCursor<'_, T> {
     pub unsafe fn send_end(&mut self, level: Level) {
         if let OutCursor::One(w) = self {
             w.push(Packet::End(level));
+        }
+    }
+
+    /// Send a control marker; returns how many arcs it went into (0 or 1).
+    ///
+    /// # Safety
+    ///
+    /// As for [`OutCursor::send`].
+    #[inline(never)]
+    pub unsafe fn send_mark(&mut self, mark: Mark) -> usize {
+        match self {
+            OutCursor::One(w) => {
+                w.push(Packet::Mark(mark));
+                1
+            }
+            OutCursor::Discard => 0,
         }
     }
 }

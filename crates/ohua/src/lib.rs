@@ -55,7 +55,16 @@
 //! and the exact semantic guarantee.
 #![warn(missing_docs)]
 
-pub use ohua_macros::algorithm;
+pub use ohua_macros::{algorithm, replace, updatable};
+
+mod service;
+pub use service::{service, Pending, Service, Update};
+
+/// Live updates: replaceable functions and the markers that carry updates
+/// through a running service (see [`Service`]).
+pub mod update {
+    pub use ohua_runtime::update::{current, FnSlot, MarkError, MarkReport, Replacement};
+}
 pub use ohua_runtime::context::{is_sequential, last_operator_panic, OperatorPanic};
 
 /// Run `f`; every algorithm called inside it (on this thread, and in the

@@ -12,8 +12,10 @@ use crate::context;
 use crate::deploy::{self, Deployment, Plan};
 use crate::graph::GraphInfo;
 use crate::io::run::IoRun;
+use crate::node::marks::Attach;
 use crate::node::Node;
 use crate::sync::{Arc, Parker, SleepFlag, Waker};
+use crate::update::Control;
 
 /// Run one call of the algorithm described by `graph` and return its result.
 ///
@@ -64,12 +66,17 @@ struct Prepared<'a> {
     flags: Vec<Arc<SleepFlag>>,
     wakers: Vec<Waker>,
     io: Option<std::sync::Arc<IoRun>>,
+    /// A service run's control (`crate::update`).
+    control: Option<std::sync::Arc<Control>>,
 }
 
 impl<'a> Prepared<'a> {
     /// Read the deployment, plan the run and create the sections' parkers.
     #[inline(never)]
     fn new(graph: &'static GraphInfo) -> Self {
+        // Taken before the snapshot: section threads, and runs nested in
+        // this one, are not the service.
+        let control = context::take_control();
         let opts = context::snapshot();
         // The process's configuration is read once (`deploy::current`).
         let process;
@@ -100,14 +107,17 @@ impl<'a> Prepared<'a> {
             (flags, wakers, None)
         };
         let builder = Builder::new(graph, plan, wakers.clone());
-        Prepared { graph, opts, builder, parkers, flags, wakers, io }
+        Prepared { graph, opts, builder, parkers, flags, wakers, io, control }
     }
 
     /// Run the built graph to its end; re-raise an operator's panic.
     #[inline(never)]
     fn run(self) {
-        let Prepared { graph, opts, builder, parkers, flags, wakers, io } = self;
-        let built = builder.into_built();
+        let Prepared { graph, opts, builder, parkers, flags, wakers, io, control } = self;
+        let mut built = builder.into_built();
+        if let Some(control) = &control {
+            attach(graph, control, &mut built.nodes, &mut built.extras);
+        }
         let (plan, fused_into) = (built.plan, built.fused_into);
         let sections = assign(graph, &plan, parkers, flags, built.nodes, built.extras);
 
@@ -115,6 +125,9 @@ impl<'a> Prepared<'a> {
         let start = Instant::now();
         let counters = run_sections(graph, &sections, &shared, &opts);
         drop(sections);
+        if let Some(control) = &control {
+            control.finish();
+        }
         // No thread of the run outlives it: wait for batches still in
         // flight, after sending writes nobody awaited (not after an abort:
         // sequential code would not have reached them).
@@ -147,6 +160,24 @@ impl<'a> Prepared<'a> {
             }
             None => {}
         }
+    }
+}
+
+/// Hand a service's control to every operator (`Node::attach`).
+fn attach<'a>(
+    graph: &'static GraphInfo,
+    control: &std::sync::Arc<Control>,
+    nodes: &mut [Option<Box<dyn Node + 'a>>],
+    extras: &mut [Extra<'a>],
+) {
+    let at = |node| Attach { control: control.clone(), graph, node };
+    for (id, node) in nodes.iter_mut().enumerate() {
+        if let Some(node) = node {
+            node.attach(&at(id));
+        }
+    }
+    for e in extras {
+        e.node.attach(&at(e.anchor));
     }
 }
 

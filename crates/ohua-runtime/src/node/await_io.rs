@@ -3,6 +3,7 @@
 
 use std::collections::VecDeque;
 
+use super::marks::{self, Attach, Marks};
 use super::{Node, Step};
 use crate::io::{Origin, Pending};
 use crate::packet::Packet;
@@ -33,12 +34,13 @@ pub struct Await<T> {
     /// The operator's node id, for the explain report.
     node: Option<u32>,
     origins: Vec<Origin>,
+    marks: Option<Marks>,
 }
 
 impl<T> Await<T> {
     /// Build the operator.
     pub fn new(input: In<Pending<T>>, output: Out<T>) -> Self {
-        Await { input, output, waiting: VecDeque::new(), node: None, origins: Vec::new() }
+        Await { input, output, waiting: VecDeque::new(), node: None, origins: Vec::new(), marks: None }
     }
 
     /// The operator is node `node` of its graph: record where its answers
@@ -77,6 +79,12 @@ impl<T: Send> Node for Await<T> {
                     self.waiting.pop_front();
                     self.output.send_end(level);
                 }
+                Packet::Mark(m) => {
+                    let m = *m;
+                    self.waiting.pop_front();
+                    let forwarded = self.output.send_mark(m);
+                    marks::passed(&mut self.marks, m, 1, forwarded);
+                }
                 Packet::Data(pending) => {
                     let Some(value) = pending.poll() else { break };
                     self.waiting.pop_front();
@@ -95,6 +103,10 @@ impl<T: Send> Node for Await<T> {
     fn flush(&mut self) {
         self.input.flush();
         self.output.flush();
+    }
+
+    fn attach(&mut self, at: &Attach) {
+        self.marks = Some(at.marks());
     }
 
     fn describe(&self) -> String {

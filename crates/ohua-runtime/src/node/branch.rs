@@ -1,5 +1,6 @@
 //! `switch` and `merge`: entering and leaving the arms of `if`/`match`.
 
+use super::marks::{self, Attach, Marks};
 use super::{Node, Step};
 use crate::packet::Packet;
 use crate::port::{In, Out};
@@ -27,12 +28,13 @@ pub struct Switch<T> {
     arm: In<usize>,
     value: In<T>,
     arms: Vec<Out<T>>,
+    marks: Option<Marks>,
 }
 
 impl<T: Send> Switch<T> {
     /// Switch `value` by `arm` into `arms`.
     pub fn new(arm: In<usize>, value: In<T>, arms: Vec<Out<T>>) -> Self {
-        Switch { arm, value, arms }
+        Switch { arm, value, arms, marks: None }
     }
 }
 
@@ -60,6 +62,16 @@ impl<T: Send> Node for Switch<T> {
                     self.value.pop();
                     self.arms.iter_mut().for_each(|o| o.send_end(l));
                 }
+                (Some(Packet::Mark(a)), Some(Packet::Mark(b))) if a == b => {
+                    let m = *a;
+                    if self.arms.iter_mut().any(|o| o.room() == 0) {
+                        break;
+                    }
+                    self.arm.pop();
+                    self.value.pop();
+                    let forwarded = self.arms.iter_mut().map(|o| o.send_mark(m)).sum();
+                    marks::passed(&mut self.marks, m, 2, forwarded);
+                }
                 (None, None) if self.arm.is_closed() && self.value.is_closed() && done == 0 => return Step::Done,
                 (None, _) | (_, None) => break,
                 _ => panic!("ohua internal error: switch inputs out of step"),
@@ -75,6 +87,10 @@ impl<T: Send> Node for Switch<T> {
         self.arms.iter_mut().for_each(Out::flush);
     }
 
+    fn attach(&mut self, at: &Attach) {
+        self.marks = Some(at.marks());
+    }
+
     fn describe(&self) -> String {
         let outs: Vec<String> = self.arms.iter().map(Out::describe).collect();
         super::describe::ports(&[self.arm.describe(), self.value.describe()], &outs)
@@ -86,12 +102,13 @@ pub struct Merge<T> {
     arm: In<usize>,
     arms: Vec<In<T>>,
     out: Out<T>,
+    marks: Option<Marks>,
 }
 
 impl<T: Send> Merge<T> {
     /// Merge `arms` by `arm` into `out`.
     pub fn new(arm: In<usize>, arms: Vec<In<T>>, out: Out<T>) -> Self {
-        Merge { arm, arms, out }
+        Merge { arm, arms, out, marks: None }
     }
 }
 
@@ -107,6 +124,9 @@ impl<T: Send> Node for Merge<T> {
                         None => break,
                         Some(Packet::End(l)) => {
                             panic!("ohua internal error: merge arm {k} has End({l}), expected data")
+                        }
+                        Some(Packet::Mark(m)) => {
+                            panic!("ohua internal error: merge arm {k} has {m:?}, expected data")
                         }
                     }
                     self.arm.pop();
@@ -130,6 +150,23 @@ impl<T: Send> Node for Merge<T> {
                     });
                     self.out.send_end(l);
                 }
+                Some(Packet::Mark(m)) => {
+                    let m = *m;
+                    let all_there = self.arms.iter().all(|a| match a.peek() {
+                        Some(Packet::Mark(x)) if *x == m => true,
+                        None => false,
+                        _ => panic!("ohua internal error: merge arm not at {m:?}"),
+                    });
+                    if !all_there {
+                        break;
+                    }
+                    self.arm.pop();
+                    self.arms.iter_mut().for_each(|a| {
+                        a.pop();
+                    });
+                    let forwarded = self.out.send_mark(m);
+                    marks::passed(&mut self.marks, m, 1 + self.arms.len(), forwarded);
+                }
                 None if self.arm.is_closed() && done == 0 => return Step::Done,
                 None => break,
             }
@@ -142,6 +179,10 @@ impl<T: Send> Node for Merge<T> {
         self.arm.flush();
         self.arms.iter_mut().for_each(In::flush);
         self.out.flush();
+    }
+
+    fn attach(&mut self, at: &Attach) {
+        self.marks = Some(at.marks());
     }
 
     fn describe(&self) -> String {

@@ -1,6 +1,7 @@
 //! `call`: runs one statement of user code per activation.
 
 use super::inputs::{DataInputs, Head, InputCursor};
+use super::marks::{self, Attach, Marks};
 use super::outputs::{OutputCursor, OutputSet};
 use super::sticky::{Ready, StickySet};
 use super::{Node, Step};
@@ -32,6 +33,7 @@ pub struct Call<I, S, O, F> {
     sticky: S,
     outputs: O,
     f: F,
+    marks: Option<Marks>,
 }
 
 impl<I, S, O, F> Call<I, S, O, F>
@@ -43,7 +45,21 @@ where
 {
     /// Build the operator.
     pub fn new(inputs: I, sticky: S, outputs: O, f: F) -> Self {
-        Call { inputs, sticky, outputs, f }
+        Call { inputs, sticky, outputs, f, marks: None }
+    }
+
+    /// Pass control marker `m` (at the head of every data input) if the
+    /// sticky slots and outputs are ready; false if not yet.
+    #[inline(never)]
+    fn pass_mark(&mut self, m: crate::packet::Mark) -> bool {
+        if self.outputs.room() == 0 || self.sticky.ready_for_mark(m) == Ready::Wait {
+            return false;
+        }
+        self.inputs.pop_end();
+        let (taken, released) = self.sticky.on_mark(m);
+        let forwarded = self.outputs.send_mark(m);
+        marks::passed(&mut self.marks, m, self.inputs.count() + taken, forwarded + released);
+        true
     }
 
     /// Fire up to `run` times; every input holds and every output has room
@@ -55,7 +71,7 @@ where
     /// values are lent to the whole run ([`Lent`]).
     #[inline(always)]
     fn fire_run(&mut self, run: usize) -> usize {
-        let Call { inputs, sticky, outputs, f } = self;
+        let Call { inputs, sticky, outputs, f, .. } = self;
         let Some(mut out) = outputs.cursor() else {
             return Self::fire_run_general(inputs, sticky, outputs, f, run);
         };
@@ -80,6 +96,11 @@ where
                     unsafe { input.pop_end() };
                     sticky.on_end(level);
                     unsafe { out.send_end(level) };
+                }
+                Head::Mark(_) => {
+                    // Rare: the step passes it through the ports.
+                    lent.give_back(sticky);
+                    return fired;
                 }
                 Head::Empty | Head::Closed => unreachable!("a cursor head always holds a packet"),
             }
@@ -108,6 +129,10 @@ where
                     inputs.pop_end();
                     sticky.on_end(level);
                     outputs.send_end(level);
+                }
+                Head::Mark(_) => {
+                    lent.give_back(sticky);
+                    return fired;
                 }
                 Head::Empty | Head::Closed => unreachable!("a run covers available packets only"),
             }
@@ -165,6 +190,9 @@ where
 {
     fn step(&mut self, budget: usize) -> Step {
         let mut done = 0;
+        // User code sees the replacements this operator has adopted
+        // (`crate::update`); `None` unless an update reached it.
+        let mut scope = marks::scope(&self.marks);
         while done < budget {
             // A run: packets that every input holds and every output can
             // take, fired without re-checking availability or room per item.
@@ -178,10 +206,24 @@ where
             let fired = self.fire_run(run);
             done += fired;
             if fired < run {
-                break; // a sticky input or release port is not ready
+                // A control marker, or a sticky input or release port that
+                // is not ready.
+                match self.inputs.head() {
+                    Head::Mark(m) if self.pass_mark(m) => {
+                        done += 1;
+                        drop(scope.take());
+                        scope = marks::scope(&self.marks);
+                    }
+                    _ => break,
+                }
             }
         }
+        drop(scope);
         Step::after(done)
+    }
+
+    fn attach(&mut self, at: &Attach) {
+        self.marks = Some(at.marks());
     }
 
     fn flush(&mut self) {

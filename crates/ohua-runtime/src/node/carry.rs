@@ -8,6 +8,7 @@
 
 use std::ops::ControlFlow;
 
+use super::marks::{self, Attach, Marks};
 use super::{Node, Step};
 use crate::packet::{Level, Packet};
 use crate::port::{In, Out};
@@ -18,14 +19,19 @@ use crate::port::{In, Out};
 /// data answers an iteration the node emitted). They must be drained even
 /// when no iteration is running: a run of empty loops echoes one marker per
 /// activation, and a full feedback arc would stall the body and everything
-/// upstream of it. Returns how many were popped.
-fn drain_echoes<T>(feedback: &mut In<T>) -> usize {
+/// upstream of it. Control markers the body forwarded come back the same
+/// way and end there. Returns how many were popped.
+fn drain_echoes<T>(feedback: &mut In<T>, marks: &mut Option<Marks>) -> usize {
     let mut n = 0;
-    while let Some(Packet::End(_)) = feedback.peek() {
+    loop {
+        match feedback.peek() {
+            Some(Packet::End(_)) => {}
+            Some(Packet::Mark(m)) => marks::passed(marks, *m, 1, 0),
+            _ => return n,
+        }
         feedback.pop();
         n += 1;
     }
-    n
 }
 
 enum Phase<T> {
@@ -50,12 +56,13 @@ pub struct Carry<T> {
     current: Out<T>,
     final_out: Out<T>,
     phase: Phase<T>,
+    marks: Option<Marks>,
 }
 
 impl<T: Send> Carry<T> {
     /// Carry for a loop entered at `level` (body at `level + 1`).
     pub fn new(init: In<T>, ticks: In<()>, feedback: In<T>, level: Level, current: Out<T>, final_out: Out<T>) -> Self {
-        Carry { init, ticks, feedback, level, current, final_out, phase: Phase::NeedInit }
+        Carry { init, ticks, feedback, level, current, final_out, phase: Phase::NeedInit, marks: None }
     }
 
     /// Take the parent's initial value if none is held. False if not there yet.
@@ -65,6 +72,7 @@ impl<T: Send> Carry<T> {
                 Some(Packet::Data(v)) => self.phase = Phase::Holding(v),
                 None => return false,
                 Some(Packet::End(l)) => panic!("ohua internal error: carry init End({l})"),
+                Some(Packet::Mark(m)) => panic!("ohua internal error: carry init {m:?}"),
             }
         }
         true
@@ -76,12 +84,13 @@ impl<T: Send> Node for Carry<T> {
         let mut done = 0;
         while done < budget {
             if !matches!(self.phase, Phase::AwaitFeedback) {
-                done += drain_echoes(&mut self.feedback);
+                done += drain_echoes(&mut self.feedback, &mut self.marks);
             }
             if let Phase::AwaitFeedback = self.phase {
                 match self.feedback.pop() {
                     Some(Packet::Data(v)) => self.phase = Phase::Holding(v),
                     Some(Packet::End(_)) => {} // the body echoes our markers; skip them
+                    Some(Packet::Mark(m)) => marks::passed(&mut self.marks, m, 1, 0),
                     None => break,
                 }
                 done += 1;
@@ -122,6 +131,33 @@ impl<T: Send> Node for Carry<T> {
                     self.current.send_end(l);
                     self.final_out.send_end(l);
                 }
+                // A control marker between two iterations of this loop goes
+                // into the body (which echoes it back); one from further out
+                // is on the initial values too, and goes on after the loop.
+                Some(Packet::Mark(m)) if m.level == self.level => {
+                    let m = *m;
+                    if self.current.room() == 0 {
+                        break;
+                    }
+                    self.ticks.pop();
+                    let forwarded = self.current.send_mark(m);
+                    marks::passed(&mut self.marks, m, 1, forwarded);
+                }
+                Some(Packet::Mark(m)) => {
+                    let m = *m;
+                    if self.current.room() == 0 || self.final_out.room() == 0 {
+                        break;
+                    }
+                    match self.init.peek() {
+                        Some(Packet::Mark(x)) if *x == m => {}
+                        None if !self.init.is_closed() => break,
+                        _ => panic!("ohua internal error: carry init not at {m:?}"),
+                    }
+                    self.ticks.pop();
+                    self.init.pop();
+                    let forwarded = self.current.send_mark(m) + self.final_out.send_mark(m);
+                    marks::passed(&mut self.marks, m, 2, forwarded);
+                }
                 None if self.ticks.is_closed() && done == 0 => return Step::Done,
                 None => break,
             }
@@ -147,6 +183,10 @@ impl<T: Send> Node for Carry<T> {
         let ins = [self.init.describe(), self.ticks.describe(), self.feedback.describe()];
         format!("{phase} {}", super::describe::ports(&ins, &[self.current.describe(), self.final_out.describe()]))
     }
+
+    fn attach(&mut self, at: &Attach) {
+        self.marks = Some(at.marks());
+    }
 }
 
 /// Loop-carried values of a `while` loop or tail recursion.
@@ -163,6 +203,7 @@ pub struct LoopCarry<C, B> {
     ticks: Out<()>,
     result: Out<B>,
     in_loop: bool,
+    marks: Option<Marks>,
 }
 
 impl<C: Send, B: Send> LoopCarry<C, B> {
@@ -175,7 +216,7 @@ impl<C: Send, B: Send> LoopCarry<C, B> {
         ticks: Out<()>,
         result: Out<B>,
     ) -> Self {
-        LoopCarry { init, feedback, level, current, ticks, result, in_loop: false }
+        LoopCarry { init, feedback, level, current, ticks, result, in_loop: false, marks: None }
     }
 
     fn room(&mut self) -> bool {
@@ -188,7 +229,7 @@ impl<C: Send, B: Send> Node for LoopCarry<C, B> {
         let mut done = 0;
         while done < budget {
             if !self.in_loop {
-                done += drain_echoes(&mut self.feedback);
+                done += drain_echoes(&mut self.feedback, &mut self.marks);
             }
             if !self.room() {
                 break;
@@ -206,6 +247,7 @@ impl<C: Send, B: Send> Node for LoopCarry<C, B> {
                         self.in_loop = false;
                     }
                     Some(Packet::End(_)) => {} // echoed markers
+                    Some(Packet::Mark(m)) => marks::passed(&mut self.marks, m, 1, 0),
                     None => break,
                 }
             } else {
@@ -219,6 +261,10 @@ impl<C: Send, B: Send> Node for LoopCarry<C, B> {
                         self.current.send_end(l);
                         self.ticks.send_end(l);
                         self.result.send_end(l);
+                    }
+                    Some(Packet::Mark(m)) => {
+                        let forwarded = self.current.send_mark(m) + self.ticks.send_mark(m) + self.result.send_mark(m);
+                        marks::passed(&mut self.marks, m, 1, forwarded);
                     }
                     None if self.init.is_closed() && done == 0 => return Step::Done,
                     None => break,
@@ -242,5 +288,9 @@ impl<C: Send, B: Send> Node for LoopCarry<C, B> {
         let ins = [self.init.describe(), self.feedback.describe()];
         let outs = [self.current.describe(), self.ticks.describe(), self.result.describe()];
         format!("{phase} {}", super::describe::ports(&ins, &outs))
+    }
+
+    fn attach(&mut self, at: &Attach) {
+        self.marks = Some(at.marks());
     }
 }

@@ -18,12 +18,13 @@
 
 use std::cell::Cell;
 
+use super::marks::{self, Attach, Marks};
 use super::replicate::{Gather, Scatter, LANE_DEPTH, REORDER_DEPTH};
 use super::{Node, Step};
 use crate::arc::Receiver;
 use crate::exec::builder::Role;
 use crate::exec::Builder;
-use crate::packet::{Level, Packet};
+use crate::packet::{Level, Mark, Packet};
 use crate::port::{In, Out};
 
 /// One fused call: its own input and output ports (used when it starts or
@@ -137,6 +138,8 @@ pub trait Stage<A>: Send {
     fn accept(&mut self, x: A);
     /// Forward an end-of-activation marker.
     fn accept_end(&mut self, level: Level);
+    /// Forward a control marker; returns the arcs it went into.
+    fn accept_mark(&mut self, mark: Mark) -> usize;
     /// Values the end of this piece can take now.
     fn room(&mut self) -> usize;
     /// Publish and wake, for every port of the piece.
@@ -174,6 +177,9 @@ impl<A: Send> Stage<A> for Last {
     }
     fn accept(&mut self, _: A) {}
     fn accept_end(&mut self, _: Level) {}
+    fn accept_mark(&mut self, _: Mark) -> usize {
+        0
+    }
     fn room(&mut self) -> usize {
         usize::MAX
     }
@@ -232,6 +238,13 @@ where
         match &mut self.next {
             Some(n) => n.accept_end(level),
             None => self.out.send_end(level),
+        }
+    }
+
+    fn accept_mark(&mut self, mark: Mark) -> usize {
+        match &mut self.next {
+            Some(n) => n.accept_mark(mark),
+            None => self.out.send_mark(mark),
         }
     }
 
@@ -327,12 +340,12 @@ where
 
 /// One piece of a chain, run as a single operator: pops from the first
 /// link's input, runs every link of the piece per value, sends from the last.
-pub struct Segment<L>(L);
+pub struct Segment<L>(L, Option<Marks>);
 
 impl<L> Segment<L> {
     /// The operator for the piece that starts at `first` (already split).
     pub(crate) fn new(first: L) -> Self {
-        Segment(first)
+        Segment(first, None)
     }
 }
 
@@ -345,6 +358,8 @@ where
 {
     fn step(&mut self, budget: usize) -> Step {
         let mut done = 0;
+        // The piece's user code sees the replacements it adopted.
+        let mut scope = marks::scope(&self.1);
         while done < budget {
             let link = &mut self.0;
             let run = link.input.available().min(link.room()).min(budget - done);
@@ -356,6 +371,8 @@ where
             }
             let Link { id, input, f, out, next } = link;
             let mut cursor = input.cursor();
+            let mut mark = None;
+            let mut taken = 0;
             for _ in 0..run {
                 // SAFETY: `run` is at most the packets the input holds, and
                 // each iteration pops one.
@@ -372,11 +389,38 @@ where
                             None => out.send_end(level),
                         }
                     }
+                    Packet::Mark(m) => {
+                        // Rare: passed through the ports below.
+                        mark = Some(*m);
+                        break;
+                    }
                 }
+                taken += 1;
             }
-            done += run;
+            drop(cursor);
+            done += taken;
+            if let Some(m) = mark {
+                input.pop();
+                let forwarded = match next {
+                    Some(n) => n.accept_mark(m),
+                    None => out.send_mark(m),
+                };
+                marks::passed(&mut self.1, m, 1, forwarded);
+                done += 1;
+                drop(scope.take());
+                scope = marks::scope(&self.1);
+            }
         }
+        drop(scope);
         Step::after(done)
+    }
+
+    fn attach(&mut self, at: &Attach) {
+        // One operator for all the piece's nodes: it adopts what is
+        // addressed to any of them (`update/README.md`).
+        let mut ids = Vec::new();
+        self.0.fused_ids(&mut ids);
+        self.1 = Some(at.marks_for_piece(&ids));
     }
 
     fn flush(&mut self) {

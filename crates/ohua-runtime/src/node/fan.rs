@@ -16,6 +16,7 @@ use crate::exec::Builder;
 use crate::packet::Packet;
 use crate::port::{In, Out};
 
+use super::marks::{self, Attach, Marks};
 use super::replicate::LANE_DEPTH;
 use super::sticky::{Sticky, StickySet};
 use super::{Node, Step};
@@ -24,6 +25,7 @@ use super::{Node, Step};
 pub struct StickyFan<T> {
     input: In<T>,
     lanes: Vec<Sender<T>>,
+    marks: Option<Marks>,
 }
 
 impl<T: Clone + Send> Node for StickyFan<T> {
@@ -37,6 +39,10 @@ impl<T: Clone + Send> Node for StickyFan<T> {
                     last.push(Packet::Data(v));
                 }
                 Some(Packet::End(level)) => self.lanes.iter_mut().for_each(|l| l.push(Packet::End(level))),
+                Some(Packet::Mark(m)) => {
+                    self.lanes.iter_mut().for_each(|l| l.push(Packet::Mark(m)));
+                    marks::passed(&mut self.marks, m, 1, self.lanes.len());
+                }
                 None => {
                     if done == 0 && self.input.is_closed() {
                         return Step::Done;
@@ -53,6 +59,10 @@ impl<T: Clone + Send> Node for StickyFan<T> {
         self.input.flush();
         self.lanes.iter_mut().for_each(Sender::flush);
     }
+
+    fn attach(&mut self, at: &Attach) {
+        self.marks = Some(at.marks());
+    }
 }
 
 /// Takes the copies the replicas release, in lockstep, and sends one on
@@ -61,13 +71,14 @@ pub struct StickyJoin<T, M> {
     parts: Vec<Receiver<T>>,
     out: Out<T>,
     merge: M,
+    marks: Option<Marks>,
 }
 
 impl<T, M: FnMut(Vec<T>) -> T> StickyJoin<T, M> {
     /// Join what `parts` release (one lane per replica, in replica order)
     /// into `out` with `merge`.
     pub fn new(parts: Vec<Receiver<T>>, out: Out<T>, merge: M) -> Self {
-        StickyJoin { parts, out, merge }
+        StickyJoin { parts, out, merge, marks: None }
     }
 }
 
@@ -75,9 +86,24 @@ impl<T: Send, M: FnMut(Vec<T>) -> T + Send> Node for StickyJoin<T, M> {
     fn step(&mut self, budget: usize) -> Step {
         let mut done = 0;
         while done < budget && self.out.room() > 0 {
+            if let Some(Packet::Mark(m)) = self.parts.first().and_then(Receiver::peek) {
+                let m = *m;
+                if !self.parts.iter().all(|p| p.peek().is_some()) {
+                    break;
+                }
+                for p in &mut self.parts {
+                    let same = matches!(p.pop(), Some(Packet::Mark(x)) if x == m);
+                    assert!(same, "ohua internal error: replicas released markers out of step");
+                }
+                let forwarded = self.out.send_mark(m);
+                marks::passed(&mut self.marks, m, self.parts.len(), forwarded);
+                done += 1;
+                continue;
+            }
             let mut heads = self.parts.iter().map(|p| match p.peek() {
                 Some(Packet::Data(_)) => Some(None),
                 Some(Packet::End(l)) => Some(Some(*l)),
+                Some(Packet::Mark(m)) => panic!("ohua internal error: replicas released {m:?} out of step"),
                 None => None,
             });
             let Some(Some(first)) = heads.next() else {
@@ -119,6 +145,10 @@ impl<T: Send, M: FnMut(Vec<T>) -> T + Send> Node for StickyJoin<T, M> {
         self.parts.iter_mut().for_each(Receiver::flush);
         self.out.flush();
     }
+
+    fn attach(&mut self, at: &Attach) {
+        self.marks = Some(at.marks());
+    }
 }
 
 /// The sticky inputs of a replicable call: none, or read-only values whose
@@ -150,7 +180,7 @@ fn fan_one<'a, T: Clone + Send + 'a>(sticky: Sticky<T>, builder: &mut Builder<'a
     let (input, home, release) = sticky.into_parts();
     let (to_replicas, lanes) = builder.lanes::<T>(id, true, LANE_DEPTH);
     let (released, back) = builder.lanes::<T>(id, false, LANE_DEPTH);
-    builder.install_extra(id, Role::Node, Box::new(StickyFan { input, lanes: to_replicas }));
+    builder.install_extra(id, Role::Node, Box::new(StickyFan { input, lanes: to_replicas, marks: None }));
     let first = |mut copies: Vec<T>| copies.swap_remove(0);
     builder.install_extra(id, Role::Merge, Box::new(StickyJoin::new(back, release, first)));
     lanes.into_iter().zip(released).map(|(lane, rel)| Sticky::new(In::new(lane), home, Out::new(vec![rel]))).collect()

@@ -5,7 +5,7 @@
 //! impls below pop one packet from each input at a time.
 
 use crate::arc::ReadCursor;
-use crate::packet::{Level, Packet};
+use crate::packet::{Level, Mark, Packet};
 use crate::port::In;
 
 /// What the heads of all data inputs show.
@@ -15,6 +15,8 @@ pub enum Head {
     Data,
     /// Every input has the same end marker.
     End(Level),
+    /// Every input has the same control marker.
+    Mark(Mark),
     /// Some input has nothing yet.
     Empty,
     /// Every input is closed.
@@ -27,6 +29,7 @@ pub(crate) fn head_of<T>(input: &In<T>) -> Head {
     match input.peek() {
         Some(Packet::Data(_)) => Head::Data,
         Some(Packet::End(l)) => Head::End(*l),
+        Some(Packet::Mark(m)) => Head::Mark(*m),
         None if input.is_closed() => Head::Closed,
         None => Head::Empty,
     }
@@ -55,7 +58,7 @@ pub(crate) fn combine(a: Head, b: Head) -> Head {
 pub trait InputCursor {
     /// One value from each input.
     type Item;
-    /// What the heads show: [`Head::Data`] or [`Head::End`].
+    /// What the heads show: [`Head::Data`], [`Head::End`] or [`Head::Mark`].
     ///
     /// # Safety
     ///
@@ -71,7 +74,7 @@ pub trait InputCursor {
     ///
     /// # Safety
     ///
-    /// `head()` returned [`Head::End`].
+    /// `head()` returned [`Head::End`] or [`Head::Mark`].
     unsafe fn pop_end(&mut self);
 }
 
@@ -91,8 +94,11 @@ pub trait DataInputs: Send {
     fn available(&self) -> usize;
     /// Pop one data packet from each input. Call only after `head() == Head::Data`.
     fn pop_data(&mut self) -> Self::Item;
-    /// Pop one marker from each input. Call only after `head() == Head::End(_)`.
+    /// Pop one marker from each input. Call only after `head()` showed
+    /// [`Head::End`] or [`Head::Mark`].
     fn pop_end(&mut self);
+    /// How many inputs there are (arcs a marker is taken from).
+    fn count(&self) -> usize;
     /// Wake producers.
     fn flush(&mut self);
     /// Each input's head, for diagnostics.
@@ -105,6 +111,7 @@ fn packet_head<T>(p: &Packet<T>) -> Head {
     match p {
         Packet::Data(_) => Head::Data,
         Packet::End(l) => Head::End(*l),
+        Packet::Mark(m) => Head::Mark(*m),
     }
 }
 
@@ -112,7 +119,7 @@ fn packet_head<T>(p: &Packet<T>) -> Head {
 fn data_of<T>(p: Packet<T>) -> T {
     match p {
         Packet::Data(v) => v,
-        Packet::End(_) => unreachable!("pop_data called without data at every head"),
+        Packet::End(_) | Packet::Mark(_) => unreachable!("pop_data called without data at every head"),
     }
 }
 
@@ -182,6 +189,9 @@ macro_rules! impl_data_inputs {
                 let ($first, $($rest,)*) = self;
                 $first.pop();
                 $($rest.pop();)*
+            }
+            fn count(&self) -> usize {
+                [stringify!($first) $(, stringify!($rest))*].len()
             }
             fn flush(&mut self) {
                 let ($first, $($rest,)*) = self;

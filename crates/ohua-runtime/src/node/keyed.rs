@@ -28,6 +28,7 @@ use crate::packet::Packet;
 use crate::port::In;
 
 use super::inputs::{DataInputs, Head};
+use super::marks::{self, Attach, Marks};
 use super::{Node, Step};
 
 /// Splits a keyed state over the replicas and routes each item by key.
@@ -46,6 +47,7 @@ pub struct KeyedScatter<I: DataInputs, T, K> {
     /// operator is done (the next plan balances the groups by them).
     loads: Vec<u64>,
     report_to: Option<(&'static GraphInfo, usize)>,
+    marks: Option<Marks>,
 }
 
 impl<I, T, K> KeyedScatter<I, T, K>
@@ -73,7 +75,19 @@ where
         assert_eq!(lanes.len(), state_lanes.len(), "ohua: one data and one state lane per replica");
         let groups = Groups::new(lanes.len());
         let loads = vec![0; crate::keyed::KEY_GROUPS];
-        KeyedScatter { inputs, state, groups, lanes, state_lanes, order, key, pending: None, loads, report_to: None }
+        KeyedScatter {
+            inputs,
+            state,
+            groups,
+            lanes,
+            state_lanes,
+            order,
+            key,
+            pending: None,
+            loads,
+            report_to: None,
+            marks: None,
+        }
     }
 
     /// Route by `groups` (one owner per key group, for as many replicas as
@@ -101,6 +115,10 @@ where
                     }
                 }
                 Some(Packet::End(level)) => self.state_lanes.iter_mut().for_each(|l| l.push(Packet::End(level))),
+                Some(Packet::Mark(m)) => {
+                    self.state_lanes.iter_mut().for_each(|l| l.push(Packet::Mark(m)));
+                    marks::passed(&mut self.marks, m, 1, self.state_lanes.len());
+                }
                 None => break,
             }
             done += 1;
@@ -145,6 +163,15 @@ where
                     self.lanes.iter_mut().for_each(|l| l.push(Packet::End(level)));
                     self.order.push(Packet::End(level));
                 }
+                Head::Mark(m) => {
+                    if self.order.room() == 0 || self.lanes.iter_mut().any(|l| l.room() == 0) {
+                        break;
+                    }
+                    self.inputs.pop_end();
+                    self.lanes.iter_mut().for_each(|l| l.push(Packet::Mark(m)));
+                    self.order.push(Packet::Mark(m));
+                    marks::passed(&mut self.marks, m, self.inputs.count(), self.lanes.len() + 1);
+                }
                 Head::Data => {
                     if self.order.room() == 0 {
                         break;
@@ -176,6 +203,10 @@ where
         self.lanes.iter_mut().for_each(Sender::flush);
         self.state_lanes.iter_mut().for_each(Sender::flush);
         self.order.flush();
+    }
+
+    fn attach(&mut self, at: &Attach) {
+        self.marks = Some(at.marks());
     }
 
     fn describe(&self) -> String {

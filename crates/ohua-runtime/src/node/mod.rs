@@ -53,6 +53,11 @@ pub trait Node: Send {
     fn describe(&self) -> String {
         String::new()
     }
+    /// Called once before a service run starts (a run with an
+    /// [`update::Control`](crate::update::Control)): an operator that can
+    /// see control markers keeps what it needs to handle them. Runs without
+    /// control never call it and never carry markers.
+    fn attach(&mut self, _at: &marks::Attach) {}
 }
 
 pub mod await_io;
@@ -64,6 +69,7 @@ mod describe;
 pub mod fan;
 pub mod inputs;
 pub mod keyed;
+pub mod marks;
 pub mod outputs;
 pub mod replicate;
 pub mod smap;

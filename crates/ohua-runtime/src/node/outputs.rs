@@ -1,6 +1,6 @@
 //! Writing all outputs of an operator at once.
 
-use crate::packet::Level;
+use crate::packet::{Level, Mark};
 use crate::port::{Out, OutCursor};
 
 /// The write positions of all outputs, lent for one run of firings for which
@@ -48,6 +48,8 @@ pub trait OutputSet: Send {
     fn send(&mut self, item: Self::Item);
     /// Send a marker on each output.
     fn send_end(&mut self, level: Level);
+    /// Send a control marker on each output; returns the arcs it went into.
+    fn send_mark(&mut self, mark: Mark) -> usize;
     /// Wake consumers.
     fn flush(&mut self);
     /// Each output's room, for diagnostics.
@@ -69,6 +71,9 @@ impl OutputSet for () {
     fn send(&mut self, _: ()) {}
     #[inline]
     fn send_end(&mut self, _: Level) {}
+    fn send_mark(&mut self, _: Mark) -> usize {
+        0
+    }
     fn flush(&mut self) {}
     fn describe(&self) -> Vec<String> {
         Vec::new()
@@ -110,6 +115,9 @@ macro_rules! impl_outputs {
             #[inline]
             fn send_end(&mut self, level: Level) {
                 $(self.$idx.send_end(level);)+
+            }
+            fn send_mark(&mut self, mark: Mark) -> usize {
+                0 $(+ self.$idx.send_mark(mark))+
             }
             fn flush(&mut self) {
                 $(self.$idx.flush();)+

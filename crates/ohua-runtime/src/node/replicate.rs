@@ -40,6 +40,7 @@ use crate::packet::Packet;
 use crate::port::In;
 
 use super::inputs::{DataInputs, Head};
+use super::marks::{self, Attach, Marks};
 use super::outputs::OutputSet;
 use super::{Node, Step};
 
@@ -88,6 +89,7 @@ pub struct Scatter<I, T, C> {
     /// The replicas hold sticky values (`fan.rs`): every replica must see
     /// every marker, to release them at the end of their activation.
     markers_to_all: bool,
+    marks: Option<Marks>,
 }
 
 impl<I, T, C> Scatter<I, T, C>
@@ -104,7 +106,7 @@ where
     /// If there are no lanes or more than `u16::MAX`.
     pub fn new(inputs: I, lanes: Vec<Sender<T>>, order: Sender<u16>, into: C) -> Self {
         assert!(!lanes.is_empty() && lanes.len() <= usize::from(u16::MAX), "ohua: a scatter needs 1..=65535 lanes");
-        Scatter { inputs, lanes, order, into, next: 0, markers_to_all: false }
+        Scatter { inputs, lanes, order, into, next: 0, markers_to_all: false, marks: None }
     }
 
     /// Send every marker to every lane too (for replicas that hold sticky
@@ -163,6 +165,17 @@ where
                     }
                     self.order.push(Packet::End(level));
                 }
+                // Every replica sees a control marker (it may adopt a
+                // replacement), and the merge takes it from every lane.
+                Head::Mark(m) => {
+                    if self.order.room() == 0 || self.lanes.iter_mut().any(|l| l.room() == 0) {
+                        break;
+                    }
+                    self.inputs.pop_end();
+                    self.lanes.iter_mut().for_each(|l| l.push(Packet::Mark(m)));
+                    self.order.push(Packet::Mark(m));
+                    marks::passed(&mut self.marks, m, self.inputs.count(), self.lanes.len() + 1);
+                }
                 Head::Data => {
                     if self.order.room() == 0 {
                         break;
@@ -184,6 +197,10 @@ where
             lane.flush();
         }
         self.order.flush();
+    }
+
+    fn attach(&mut self, at: &Attach) {
+        self.marks = Some(at.marks());
     }
 
     fn describe(&self) -> String {
@@ -226,6 +243,7 @@ pub struct Gather<O, T, C> {
     /// Every replica forwards every marker (keyed replicas see them all):
     /// a marker is taken from every lane before it is sent once.
     markers_in_lanes: bool,
+    marks: Option<Marks>,
 }
 
 impl<O, T, C> Gather<O, T, C>
@@ -237,13 +255,13 @@ where
     /// Send the results arriving on `lanes`, converted by `from`, on
     /// `outputs` in the order `order` records.
     pub fn new(order: Receiver<u16>, lanes: Vec<Receiver<T>>, outputs: O, from: C) -> Self {
-        Gather { order: In::new(order), lanes, outputs, from, markers_in_lanes: false }
+        Gather { order: In::new(order), lanes, outputs, from, markers_in_lanes: false, marks: None }
     }
 
     /// As [`Gather::new`], for replicas that each forward every marker
     /// (`node/keyed.rs`).
     pub(crate) fn with_markers_in_lanes(order: Receiver<u16>, lanes: Vec<Receiver<T>>, outputs: O, from: C) -> Self {
-        Gather { order: In::new(order), lanes, outputs, from, markers_in_lanes: true }
+        Gather { order: In::new(order), lanes, outputs, from, markers_in_lanes: true, marks: None }
     }
 }
 
@@ -276,6 +294,16 @@ where
                     self.order.pop();
                     self.outputs.send_end(level);
                 }
+                Some(&Packet::Mark(m)) => {
+                    let all_there = self.lanes.iter().all(|l| matches!(l.peek(), Some(Packet::Mark(x)) if *x == m));
+                    if !all_there {
+                        break;
+                    }
+                    self.lanes.iter_mut().for_each(|l| drop(l.pop()));
+                    self.order.pop();
+                    let forwarded = self.outputs.send_mark(m);
+                    marks::passed(&mut self.marks, m, 1 + self.lanes.len(), forwarded);
+                }
                 Some(&Packet::Data(k)) => {
                     // A lane is FIFO: its next result is this item's. An
                     // empty lane means the replica has not finished it.
@@ -297,6 +325,10 @@ where
             lane.flush();
         }
         self.outputs.flush();
+    }
+
+    fn attach(&mut self, at: &Attach) {
+        self.marks = Some(at.marks());
     }
 
     fn describe(&self) -> String {

@@ -1,8 +1,12 @@
 //! `smap` and `collect`: entering and leaving a `for` loop's context.
 
+use std::sync::Arc;
+
+use super::marks::{self, Attach, Marks};
 use super::{Node, Step};
-use crate::packet::{Level, Packet};
+use crate::packet::{Level, Mark, Packet};
 use crate::port::{In, Out};
+use crate::update::Control;
 
 enum Iterating<I> {
     Idle,
@@ -53,6 +57,18 @@ pub struct SMap<C: IntoIterator> {
     blocks: bool,
     /// Possibly blocking `next()` calls, for sampling their time.
     calls: u32,
+    /// A top-level loop of a service run: inserts the markers its service
+    /// requests between two iterations, and stops taking items when asked
+    /// (`crate::update`).
+    service: Option<Service>,
+    marks: Option<Marks>,
+}
+
+/// The loop entry's side of a service's control.
+struct Service {
+    control: Arc<Control>,
+    /// How many of the requested markers this entry has inserted.
+    inserted: usize,
 }
 
 /// A `next()` that takes this long (with a `size_hint` lower bound of 0)
@@ -73,11 +89,38 @@ where
 {
     /// Loop entry at level `level` (the loop body is at `level + 1`).
     pub fn new(input: In<C>, level: Level, elements: Out<C::Item>, ticks: Out<()>) -> Self {
-        SMap { input, level, state: Iterating::Idle, elements, ticks, blocks: false, calls: 0 }
+        SMap {
+            input,
+            level,
+            state: Iterating::Idle,
+            elements,
+            ticks,
+            blocks: false,
+            calls: 0,
+            service: None,
+            marks: None,
+        }
     }
 
     fn room(&mut self) -> bool {
         self.elements.room() > 0 && self.ticks.room() > 0
+    }
+
+    /// Between two iterations of a service's loop: insert the markers
+    /// requested since the last look, and end the loop if the service
+    /// stops. Returns the work done (less than asked if the outputs are full).
+    #[inline(never)]
+    fn serve(&mut self) -> usize {
+        let Some(service) = &mut self.service else { return 0 };
+        let mut done = service.insert(self.level, &mut self.elements, &mut self.ticks, 0);
+        if service.control.stopping() {
+            // The items already taken are in the body; the rest stay in
+            // the source.
+            self.state = Iterating::Exhausted;
+            self.service = None;
+            done += 1;
+        }
+        done
     }
 }
 
@@ -115,6 +158,14 @@ where
         // Whether a possibly blocking `next()` was timed in this step.
         let mut timed = false;
         while done < budget && self.room() {
+            if self.service.as_ref().is_some_and(|s| s.pending()) && matches!(self.state, Iterating::Running(_)) {
+                let served = self.serve();
+                done += served;
+                if served == 0 || !self.room() {
+                    break;
+                }
+                continue;
+            }
             match &mut self.state {
                 Iterating::Running(it) => {
                     let room = self.elements.room().min(self.ticks.room()).min(budget - done);
@@ -140,11 +191,21 @@ where
                         let sample = !timed || self.calls.is_multiple_of(SAMPLE_NEXT);
                         let started = (sample && !self.blocks).then(std::time::Instant::now);
                         timed = true;
-                        let (sent, more) = emit_run(it, &mut self.elements, &mut self.ticks, 1);
+                        let next = it.next();
                         if started.is_some_and(|t| t.elapsed() >= BLOCKING_NEXT) {
                             self.blocks = true;
                         }
-                        done += sent;
+                        // A marker requested while `next()` waited goes
+                        // before the item it returned (the cut is "now").
+                        if let (Some(service), Some(_)) = (&mut self.service, &next) {
+                            done += service.insert(self.level, &mut self.elements, &mut self.ticks, 1);
+                        }
+                        let more = next.is_some();
+                        if let Some(x) = next {
+                            self.elements.send(x);
+                            self.ticks.send(());
+                            done += 1;
+                        }
                         more
                     };
                     if !more {
@@ -163,6 +224,10 @@ where
                     Some(Packet::End(l)) => {
                         self.elements.send_end(l);
                         self.ticks.send_end(l);
+                    }
+                    Some(Packet::Mark(m)) => {
+                        let forwarded = self.elements.send_mark(m) + self.ticks.send_mark(m);
+                        marks::passed(&mut self.marks, m, 1, forwarded);
                     }
                     None if self.input.is_closed() && done == 0 => return Step::Done,
                     None => break,
@@ -189,6 +254,38 @@ where
             super::describe::ports(&[self.input.describe()], &[self.elements.describe(), self.ticks.describe()]);
         format!("{state} {ports}")
     }
+
+    fn attach(&mut self, at: &Attach) {
+        self.marks = Some(at.marks());
+        // Only the top-level loops cut: a nested loop entry forwards the
+        // markers of its enclosing loop.
+        if self.level == 0 {
+            self.service = Some(Service { control: at.control().clone(), inserted: 0 });
+        }
+    }
+}
+
+impl Service {
+    /// Insert the requested markers not inserted yet, as long as both
+    /// outputs keep room for `spare` more packets. Returns how many.
+    fn insert<T>(&mut self, level: Level, elements: &mut Out<T>, ticks: &mut Out<()>, spare: usize) -> usize {
+        let mut done = 0;
+        while self.inserted < self.control.requested() && elements.room().min(ticks.room()) > spare {
+            let marker = self.control.marker(self.inserted as u32);
+            let m = Mark { level, id: marker.id() };
+            let arcs = elements.send_mark(m) + ticks.send_mark(m);
+            marker.inserted(arcs);
+            self.inserted += 1;
+            done += 1;
+        }
+        done
+    }
+
+    /// A marker to insert, or a stop to obey.
+    #[inline]
+    fn pending(&self) -> bool {
+        self.inserted < self.control.requested() || self.control.stopping()
+    }
 }
 
 /// Gathers one item per iteration into a collection, emitted when the loop's
@@ -198,12 +295,13 @@ pub struct Collect<T, C> {
     level: Level,
     items: Vec<T>,
     out: Out<C>,
+    marks: Option<Marks>,
 }
 
 impl<T: Send, C: FromIterator<T> + Send> Collect<T, C> {
     /// Collect items of a depth-`level + 1` stream into one value per level-`level` activation.
     pub fn new(input: In<T>, level: Level, out: Out<C>) -> Self {
-        Collect { input, level, items: Vec::new(), out }
+        Collect { input, level, items: Vec::new(), out, marks: None }
     }
 }
 
@@ -229,6 +327,23 @@ impl<T: Send, C: FromIterator<T> + Send> Node for Collect<T, C> {
                         self.out.send_end(l);
                     }
                 }
+                // A marker between two items of the collection ends here
+                // (the collection's stream is not deeper than the cut); one
+                // from further out goes on.
+                Some(Packet::Mark(m)) => {
+                    let m = *m;
+                    let forwarded = if m.level == self.level {
+                        self.input.pop();
+                        0
+                    } else {
+                        if self.out.room() == 0 {
+                            break;
+                        }
+                        self.input.pop();
+                        self.out.send_mark(m)
+                    };
+                    marks::passed(&mut self.marks, m, 1, forwarded);
+                }
                 None if self.input.is_closed() && done == 0 => return Step::Done,
                 None => break,
             }
@@ -240,6 +355,10 @@ impl<T: Send, C: FromIterator<T> + Send> Node for Collect<T, C> {
     fn flush(&mut self) {
         self.input.flush();
         self.out.flush();
+    }
+
+    fn attach(&mut self, at: &Attach) {
+        self.marks = Some(at.marks());
     }
 
     fn describe(&self) -> String {

@@ -67,6 +67,7 @@ impl<T: Send> Node for Sink<T> {
                 Step::Progress(1)
             }
             Some(Packet::End(l)) => panic!("ohua internal error: marker End({l}) at depth 0"),
+            Some(Packet::Mark(m)) => panic!("ohua internal error: control marker {m:?} at depth 0"),
             None if self.input.is_closed() => Step::Done,
             None => Step::Blocked,
         }

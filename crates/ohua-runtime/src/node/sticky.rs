@@ -1,7 +1,7 @@
 //! Sticky inputs: values from an outer loop level that stay in the operator
 //! for a whole activation of that level (see `README.md`, "Sticky inputs").
 
-use crate::packet::{Level, Packet};
+use crate::packet::{Level, Mark, Packet};
 use crate::port::{In, Out};
 
 /// A value defined at level `home`, held by an operator at a deeper level.
@@ -119,6 +119,38 @@ impl<T> Sticky<T> {
         }
     }
 
+    /// Ready to pass control marker `m` seen on the data inputs. The
+    /// sticky stream (depth `home`) carries the marker too when it was
+    /// inserted above it (`m.level < home`); otherwise the marker does not
+    /// concern the value.
+    pub fn ready_for_mark(&mut self, m: Mark) -> Ready {
+        if m.level >= self.home {
+            return Ready::Yes;
+        }
+        if self.release.room() == 0 {
+            return Ready::Wait;
+        }
+        match self.input.peek() {
+            Some(Packet::Mark(x)) if *x == m => Ready::Yes,
+            None if !self.input.is_closed() => Ready::Wait,
+            other => panic!(
+                "ohua internal error: sticky input (level {}) expected marker {m:?}, found {}",
+                self.home,
+                describe(other)
+            ),
+        }
+    }
+
+    /// Pass control marker `m`; only after [`Sticky::ready_for_mark`] said
+    /// yes. Returns the arcs it was taken from and forwarded into.
+    pub fn on_mark(&mut self, m: Mark) -> (usize, usize) {
+        if m.level >= self.home {
+            return (0, 0);
+        }
+        self.input.pop();
+        (1, self.release.send_mark(m))
+    }
+
     /// Take the held value for a firing.
     #[inline]
     pub fn take(&mut self) -> T {
@@ -148,6 +180,7 @@ fn describe<T>(p: Option<&Packet<T>>) -> String {
     match p {
         Some(Packet::Data(_)) => "data".into(),
         Some(Packet::End(l)) => format!("End({l})"),
+        Some(Packet::Mark(m)) => format!("{m:?}"),
         None => "a closed stream".into(),
     }
 }
@@ -162,6 +195,10 @@ pub trait StickySet: Send {
     fn ready_for_end(&mut self, level: Level) -> Ready;
     /// Process `End(level)` in every slot.
     fn on_end(&mut self, level: Level);
+    /// Check every slot for control marker `m`.
+    fn ready_for_mark(&mut self, m: Mark) -> Ready;
+    /// Pass `m` in every slot: the arcs it was taken from and forwarded into.
+    fn on_mark(&mut self, m: Mark) -> (usize, usize);
     /// Take all values.
     fn take(&mut self) -> Self::Values;
     /// Put all values back.
@@ -184,6 +221,12 @@ impl StickySet for () {
     }
     #[inline]
     fn on_end(&mut self, _: Level) {}
+    fn ready_for_mark(&mut self, _: Mark) -> Ready {
+        Ready::Yes
+    }
+    fn on_mark(&mut self, _: Mark) -> (usize, usize) {
+        (0, 0)
+    }
     #[inline]
     fn take(&mut self) {}
     #[inline]
@@ -209,6 +252,15 @@ macro_rules! impl_sticky {
             }
             fn on_end(&mut self, level: Level) {
                 $(self.$idx.on_end(level);)+
+            }
+            fn ready_for_mark(&mut self, m: Mark) -> Ready {
+                $(if self.$idx.ready_for_mark(m) == Ready::Wait { return Ready::Wait; })+
+                Ready::Yes
+            }
+            fn on_mark(&mut self, m: Mark) -> (usize, usize) {
+                let mut passed = (0, 0);
+                $(let (c, f) = self.$idx.on_mark(m); passed.0 += c; passed.1 += f;)+
+                passed
             }
             #[inline]
             fn take(&mut self) -> Self::Values {

@@ -89,6 +89,9 @@ impl<F: FnMut(u64) -> u64 + Send> Node for Map<F> {
             match self.inp.pop() {
                 Some(Packet::Data(x)) => self.out.send((self.f)(x)),
                 Some(Packet::End(l)) => self.out.send_end(l),
+                Some(Packet::Mark(m)) => {
+                    self.out.send_mark(m);
+                }
                 None if self.inp.is_closed() && n == 0 => return Step::Done,
                 None => break,
             }
@@ -128,7 +131,7 @@ impl Node for Sink {
         while n < budget {
             match self.inp.pop() {
                 Some(Packet::Data(x)) => self.items.push(x),
-                Some(Packet::End(_)) => {}
+                Some(Packet::End(_) | Packet::Mark(_)) => {}
                 None => break,
             }
             n += 1;
@@ -169,6 +172,9 @@ impl Node for Gate {
             match self.inp.pop() {
                 Some(Packet::Data(x)) => self.out.send(x),
                 Some(Packet::End(l)) => self.out.send_end(l),
+                Some(Packet::Mark(m)) => {
+                    self.out.send_mark(m);
+                }
                 None if self.inp.is_closed() && n == 0 => return Step::Done,
                 None => break,
             }

@@ -1,0 +1,218 @@
+//! `#[ohua::updatable]`: a function that a running service can replace
+//! (live updates, `ohua_runtime::update`), and `ohua::replace!`, which names
+//! the replacement.
+//!
+//! ```text
+//! #[ohua::updatable]
+//! fn load(path: &str, n: usize) -> Page { BODY }
+//! ```
+//!
+//! becomes
+//!
+//! ```text
+//! fn load(__ohua_a0: &str, __ohua_a1: usize) -> Page {
+//!     fn __ohua_body(path: &str, n: usize) -> Page { BODY }
+//!     match ::ohua::update::current(__ohua_slot_load()) {
+//!         Some(f) => f(__ohua_a0, __ohua_a1),
+//!         None => __ohua_body(__ohua_a0, __ohua_a1),
+//!     }
+//! }
+//! fn __ohua_slot_load() -> &'static ::ohua::update::FnSlot<fn(&str, usize) -> Page> { .. }
+//! ```
+//!
+//! The slot's type is the function's signature as a function pointer, so a
+//! replacement of another type does not compile. Generic, `async`, `const`,
+//! `unsafe` and `extern` functions, methods and `impl Trait` arguments are
+//! rejected with a spanned error.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+
+/// Expand `#[ohua::updatable]` on `item`.
+///
+/// # Errors
+///
+/// Returns `compile_error!` tokens pointing at what cannot be made
+/// replaceable.
+pub fn expand_updatable(attr: TokenStream, item: TokenStream) -> TokenStream {
+    match updatable(attr, item) {
+        Ok(tokens) => tokens,
+        Err(e) => e.to_compile_error(),
+    }
+}
+
+fn updatable(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
+    if !attr.is_empty() {
+        return Err(syn::Error::new(attr.span(), "`#[ohua::updatable]` takes no arguments"));
+    }
+    let f: syn::ItemFn = syn::parse2(item).map_err(|e| {
+        syn::Error::new(e.span(), "`#[ohua::updatable]` goes on a free function (`fn name(..) -> T { .. }`)")
+    })?;
+    check_signature(&f.sig)?;
+    let syn::ItemFn { attrs, vis, sig, block } = &f;
+    let name = &sig.ident;
+    let slot = slot_ident(name);
+    let mut params = Vec::new();
+    let mut types = Vec::new();
+    for (k, input) in sig.inputs.iter().enumerate() {
+        let syn::FnArg::Typed(t) = input else {
+            return Err(syn::Error::new(input.span(), "`#[ohua::updatable]` does not support methods yet"));
+        };
+        if let syn::Type::ImplTrait(_) = &*t.ty {
+            return Err(syn::Error::new(
+                t.ty.span(),
+                "`#[ohua::updatable]` needs a concrete type here: `impl Trait` makes the function generic",
+            ));
+        }
+        params.push(format_ident!("__ohua_a{}", k));
+        types.push(&t.ty);
+    }
+    let output = &sig.output;
+    // Named lifetimes (`fn f<'a>(x: &'a str) -> &'a str`) become a
+    // higher-ranked function pointer type.
+    let lifetimes: Vec<_> = sig.generics.lifetimes().map(|l| &l.lifetime).collect();
+    let binder = (!lifetimes.is_empty()).then(|| quote!(for<#(#lifetimes),*>));
+    let fn_ty = quote!(#binder fn(#(#types),*) #output);
+    let generics = &sig.generics;
+    let body_sig = syn::Signature { ident: format_ident!("__ohua_body"), ..sig.clone() };
+    let outer_inputs = params.iter().zip(&types).map(|(p, t)| quote!(#p: #t));
+    let (asyncness, unsafety, abi) = (&sig.asyncness, &sig.unsafety, &sig.abi);
+    let doc_slot = format!("The live-update slot of [`{name}`] (`#[ohua::updatable]`).");
+    let slot_name = quote!(::core::concat!(::core::module_path!(), "::", ::core::stringify!(#name)));
+    let span = name.span();
+    let current = quote_spanned!(span=> ::ohua::update::current(#slot()));
+    Ok(quote! {
+        #(#attrs)*
+        #vis #asyncness #unsafety #abi fn #name #generics (#(#outer_inputs),*) #output {
+            #[inline(always)]
+            #body_sig #block
+            match #current {
+                ::core::option::Option::Some(__ohua_new) => __ohua_new(#(#params),*),
+                ::core::option::Option::None => __ohua_body(#(#params),*),
+            }
+        }
+
+        #[doc = #doc_slot]
+        #[doc(hidden)]
+        #vis fn #slot() -> &'static ::ohua::update::FnSlot<#fn_ty> {
+            static SLOT: ::ohua::update::FnSlot<#fn_ty> = ::ohua::update::FnSlot::new(#slot_name);
+            &SLOT
+        }
+    })
+}
+
+/// `__ohua_slot_<name>`: the function that returns `name`'s slot.
+fn slot_ident(name: &syn::Ident) -> syn::Ident {
+    format_ident!("__ohua_slot_{}", name)
+}
+
+fn check_signature(sig: &syn::Signature) -> syn::Result<()> {
+    let reject = |span: Span, what: &str| {
+        Err(syn::Error::new(span, format!("`#[ohua::updatable]` cannot replace {what} functions: {}", ADVICE)))
+    };
+    if let Some(a) = &sig.asyncness {
+        return reject(a.span(), "`async`");
+    }
+    if let Some(c) = &sig.constness {
+        return reject(c.span(), "`const`");
+    }
+    if let Some(u) = &sig.unsafety {
+        return reject(u.span(), "`unsafe`");
+    }
+    if let Some(a) = &sig.abi {
+        return reject(a.span(), "`extern`");
+    }
+    if let Some(v) = &sig.variadic {
+        return reject(v.span(), "variadic");
+    }
+    let type_params = sig.generics.params.iter().any(|p| !matches!(p, syn::GenericParam::Lifetime(_)));
+    if type_params || sig.generics.where_clause.is_some() {
+        return reject(sig.generics.span(), "generic");
+    }
+    Ok(())
+}
+
+const ADVICE: &str = "a live update swaps a function pointer, so the function needs one concrete signature; \
+                      wrap the call in a plain `fn` and mark that one";
+
+/// Expand `ohua::replace!(path::to::f => new_f)` (optionally `, at "op"`)
+/// into an `ohua::update::Replacement`.
+///
+/// # Errors
+///
+/// Returns `compile_error!` tokens for input that is not `PATH => EXPR`.
+pub fn expand_replace(input: TokenStream) -> TokenStream {
+    match replace(input) {
+        Ok(tokens) => tokens,
+        Err(e) => e.to_compile_error(),
+    }
+}
+
+struct ReplaceInput {
+    old: syn::Path,
+    new: syn::Expr,
+}
+
+impl syn::parse::Parse for ReplaceInput {
+    fn parse(input: syn::parse::ParseStream) -> syn::Result<Self> {
+        let old: syn::Path = input.parse()?;
+        input.parse::<syn::Token![=>]>()?;
+        let new: syn::Expr = input.parse()?;
+        let _ = input.parse::<Option<syn::Token![,]>>()?;
+        Ok(ReplaceInput { old, new })
+    }
+}
+
+fn replace(input: TokenStream) -> syn::Result<TokenStream> {
+    let ReplaceInput { mut old, new } = syn::parse2(input).map_err(|e| {
+        syn::Error::new(
+            e.span(),
+            "expected `ohua::replace!(function => new_function)`, e.g. `replace!(files::load => load_v2)`",
+        )
+    })?;
+    let span = old.span();
+    let last = old.segments.last_mut().ok_or_else(|| syn::Error::new(span, "expected a function's path"))?;
+    last.ident = slot_ident(&last.ident);
+    Ok(quote!(::ohua::update::Replacement::new(#old(), #new)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn expand(src: &str) -> String {
+        expand_updatable(TokenStream::new(), src.parse().unwrap()).to_string()
+    }
+
+    #[test]
+    fn the_slot_is_typed_by_the_signature_as_a_function_pointer() {
+        let out = expand("fn load(path: &str, (a, b): (u8, u8)) -> usize { path.len() + a as usize + b as usize }");
+        assert!(out.contains("FnSlot < fn (& str , (u8 , u8)) -> usize >"), "{out}");
+        assert!(out.contains("fn __ohua_slot_load"), "{out}");
+        assert!(out.contains("fn __ohua_body (path : & str , (a , b) : (u8 , u8))"), "{out}");
+    }
+
+    #[test]
+    fn named_lifetimes_make_a_higher_ranked_slot_type() {
+        let out = expand("fn first<'a>(s: &'a str) -> &'a str { &s[..1] }");
+        assert!(out.contains("FnSlot < for < 'a > fn (& 'a str) -> & 'a str >"), "{out}");
+    }
+
+    #[test]
+    fn generic_async_and_impl_trait_functions_are_rejected_with_advice() {
+        for src in
+            ["fn f<T>(x: T) -> T { x }", "async fn f(x: u8) -> u8 { x }", "fn f(x: impl Fn()) {}", "fn f(&self) {}"]
+        {
+            let out = expand(src);
+            assert!(out.contains("compile_error"), "{src}: {out}");
+        }
+        assert!(expand("fn f<T>(x: T) -> T { x }").contains("one concrete signature"));
+    }
+
+    #[test]
+    fn replace_names_the_slot_next_to_the_function() {
+        let out = expand_replace("files::load => load_v2".parse().unwrap()).to_string();
+        assert_eq!(out, ":: ohua :: update :: Replacement :: new (files :: __ohua_slot_load () , load_v2)");
+    }
+}

@@ -1,0 +1,195 @@
+//! One control marker: what it carries, and how far it has travelled.
+
+use std::sync::{Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+use super::slot::Replacement;
+
+/// What a marker does at the operators it passes.
+pub enum Action {
+    /// Nothing: measures how long a marker takes to cross the graph (the
+    /// baseline of an update's cost).
+    NoOp,
+    /// Replace functions: every operator the marker passes adopts the
+    /// replacements that apply to it (all of them, or those addressed to
+    /// its name), so the iterations after the cut call the new functions
+    /// and the ones before it the old functions.
+    Update(Vec<Replacement>),
+}
+
+impl std::fmt::Debug for Action {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Action::NoOp => f.write_str("NoOp"),
+            Action::Update(r) => f.debug_list().entries(r.iter().map(Replacement::describe)).finish(),
+        }
+    }
+}
+
+/// Why a marker did not complete.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MarkError {
+    /// The run ended before the marker had crossed it: no loop was running
+    /// to insert it, or the loops ended while it was in flight. Operators it
+    /// reached keep what they adopted.
+    #[error("the service ended before the marker reached every operator")]
+    NotReached,
+}
+
+/// How a completed marker travelled.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MarkReport {
+    /// The marker's number in its run.
+    pub id: u32,
+    /// From the request until a loop entry inserted it (the cut).
+    pub until_cut: Duration,
+    /// From the request until the last operator had seen it.
+    pub until_complete: Duration,
+    /// Operators (node ids) that saw it, with the time since the request.
+    pub reached: Vec<(usize, Duration)>,
+    /// Operators (node ids) that adopted a function replacement.
+    pub adopted: Vec<usize>,
+}
+
+#[derive(Debug)]
+enum Phase {
+    Pending,
+    Complete,
+    Failed,
+}
+
+#[derive(Debug)]
+struct Progress {
+    phase: Phase,
+    /// Copies of the marker pushed into arcs and not yet taken out.
+    in_flight: i64,
+    inserted: Option<Duration>,
+    complete: Option<Duration>,
+    reached: Vec<(usize, Duration)>,
+    adopted: Vec<usize>,
+}
+
+/// A requested marker: its action, and its progress through the run.
+///
+/// Completion is counted: a loop entry that inserts the marker adds the
+/// number of arcs it pushed it into; an operator that passes it adds the
+/// arcs it forwards it into and subtracts the ones it took it from, before
+/// the forwarded copies are published (a section publishes after the step).
+/// When the count is back at zero after an insertion, no arc holds the
+/// marker and every operator it will reach has seen it.
+#[derive(Debug)]
+pub struct Marker {
+    id: u32,
+    action: Action,
+    requested: Instant,
+    progress: Mutex<Progress>,
+    done: Condvar,
+}
+
+impl Marker {
+    pub(crate) fn new(id: u32, action: Action) -> Self {
+        let progress = Progress {
+            phase: Phase::Pending,
+            in_flight: 0,
+            inserted: None,
+            complete: None,
+            reached: Vec::new(),
+            adopted: Vec::new(),
+        };
+        Marker { id, action, requested: Instant::now(), progress: Mutex::new(progress), done: Condvar::new() }
+    }
+
+    /// The marker's number in its run.
+    pub fn id(&self) -> u32 {
+        self.id
+    }
+
+    /// What it carries.
+    pub fn action(&self) -> &Action {
+        &self.action
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Progress> {
+        self.progress.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A loop entry inserted the marker into `arcs` arcs.
+    pub(crate) fn inserted(&self, arcs: usize) {
+        let mut p = self.lock();
+        p.inserted.get_or_insert_with(|| self.requested.elapsed());
+        p.in_flight += arcs as i64;
+        self.settle(&mut p);
+    }
+
+    /// Operator `node` took the marker from `consumed` arcs and forwarded it
+    /// into `forwarded` arcs; `adopted` if it took up a replacement.
+    pub(crate) fn passed(&self, node: usize, consumed: usize, forwarded: usize, adopted: bool) {
+        let mut p = self.lock();
+        p.in_flight += forwarded as i64 - consumed as i64;
+        p.reached.push((node, self.requested.elapsed()));
+        if adopted {
+            p.adopted.push(node);
+        }
+        self.settle(&mut p);
+    }
+
+    fn settle(&self, p: &mut Progress) {
+        if p.in_flight == 0 && p.inserted.is_some() && matches!(p.phase, Phase::Pending) {
+            p.phase = Phase::Complete;
+            p.complete = Some(self.requested.elapsed());
+            self.done.notify_all();
+        }
+    }
+
+    /// The run ended: a marker still pending fails.
+    pub(crate) fn fail_unreached(&self) {
+        let mut p = self.lock();
+        if matches!(p.phase, Phase::Pending) {
+            p.phase = Phase::Failed;
+            self.done.notify_all();
+        }
+    }
+
+    /// Wait until the marker has reached every operator it will reach.
+    ///
+    /// # Errors
+    ///
+    /// [`MarkError::NotReached`] if the run ended first.
+    pub fn wait(&self) -> Result<MarkReport, MarkError> {
+        let mut p = self.lock();
+        while matches!(p.phase, Phase::Pending) {
+            p = self.done.wait(p).unwrap_or_else(|e| e.into_inner());
+        }
+        self.report(&p)
+    }
+
+    /// As [`Marker::wait`], giving up after `timeout` (`None`: still pending).
+    ///
+    /// # Errors
+    ///
+    /// As [`Marker::wait`].
+    pub fn wait_timeout(&self, timeout: Duration) -> Option<Result<MarkReport, MarkError>> {
+        let p = self.lock();
+        let (p, _) = self
+            .done
+            .wait_timeout_while(p, timeout, |p| matches!(p.phase, Phase::Pending))
+            .unwrap_or_else(|e| e.into_inner());
+        match p.phase {
+            Phase::Pending => None,
+            _ => Some(self.report(&p)),
+        }
+    }
+
+    fn report(&self, p: &Progress) -> Result<MarkReport, MarkError> {
+        match p.phase {
+            Phase::Failed => Err(MarkError::NotReached),
+            _ => Ok(MarkReport {
+                id: self.id,
+                until_cut: p.inserted.unwrap_or_default(),
+                until_complete: p.complete.unwrap_or_default(),
+                reached: p.reached.clone(),
+                adopted: p.adopted.clone(),
+            }),
+        }
+    }
+}

@@ -1,0 +1,182 @@
+//! Long-running algorithms as services: start, update while running, stop,
+//! join (dissertation ch. 5, `ohua_runtime::update`).
+
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use ohua_runtime::update::{Action, Control, MarkError, MarkReport, Replacement};
+
+/// A running algorithm: the call `run` makes on a thread of its own, with a
+/// handle to update it while it runs.
+///
+/// The first algorithm `run` calls becomes the service (normally `run` is
+/// just that call). Its top-level loops (a loop over a channel, a socket's
+/// connections, any iterator) accept *markers* between two iterations: an
+/// [`Update`] is applied at such a cut, so every iteration before it runs
+/// entirely on the old functions and every iteration after it entirely on
+/// the new ones, in all operators at once, without stopping or draining the
+/// loop. Nothing is lost or duplicated.
+///
+/// # Example
+///
+/// ```
+/// use std::sync::mpsc;
+///
+/// #[ohua::updatable]
+/// fn greet(name: String) -> String { format!("hello {name}") }
+/// fn greet_v2(name: String) -> String { format!("hi {name}") }
+///
+/// #[ohua::algorithm]
+/// fn server(requests: mpsc::Receiver<String>, replies: mpsc::Sender<String>) -> usize {
+///     let mut sent = Replies::new(replies);
+///     for name in requests {
+///         let text = greet(name);
+///         sent.send(text);
+///     }
+///     sent.count()
+/// }
+/// # struct Replies(mpsc::Sender<String>, usize);
+/// # impl Replies {
+/// #     fn new(tx: mpsc::Sender<String>) -> Self { Replies(tx, 0) }
+/// #     fn send(&mut self, s: String) { self.1 += 1; let _ = self.0.send(s); }
+/// #     fn count(&self) -> usize { self.1 }
+/// # }
+///
+/// let (tx, rx) = mpsc::channel();
+/// let (reply_tx, replies) = mpsc::channel();
+/// let service = ohua::service(move || server(rx, reply_tx));
+/// tx.send("ada".to_string()).unwrap();
+/// assert_eq!(replies.recv().unwrap(), "hello ada");
+/// // Update between two requests; the next one runs on the new version.
+/// let pending = service.request(ohua::Update::new().replace(ohua::replace!(greet => greet_v2)));
+/// tx.send("bob".to_string()).unwrap();
+/// assert_eq!(replies.recv().unwrap(), "hi bob");
+/// pending.wait().unwrap();
+/// drop(tx);
+/// assert_eq!(service.join(), 2);
+/// ```
+pub struct Service<R> {
+    control: Arc<Control>,
+    thread: JoinHandle<R>,
+}
+
+/// Start `run` as a service on a new thread (see [`Service`]).
+///
+/// # Panics
+///
+/// If the thread cannot be spawned.
+pub fn service<R: Send + 'static>(run: impl FnOnce() -> R + Send + 'static) -> Service<R> {
+    let control = Control::new();
+    let c = control.clone();
+    let thread = std::thread::Builder::new()
+        .name("ohua-service".into())
+        .spawn(move || ohua_runtime::context::with_control(c, run))
+        .expect("ohua: cannot spawn the service thread");
+    Service { control, thread }
+}
+
+/// Function replacements applied together at one consistent cut (see
+/// [`Service::update`]): mutually dependent functions, such as a producer
+/// that tags what it sends and the consumer that reads the tag, switch at
+/// the same iteration.
+#[derive(Default, Debug)]
+pub struct Update {
+    replacements: Vec<Replacement>,
+}
+
+impl Update {
+    /// An update that replaces nothing yet.
+    pub fn new() -> Self {
+        Update::default()
+    }
+
+    /// Also replace a function: `ohua::replace!(f => f_v2)`, optionally
+    /// only at one operator (`Replacement::at("algorithm/f#3")`).
+    pub fn replace(mut self, r: Replacement) -> Self {
+        self.replacements.push(r);
+        self
+    }
+}
+
+/// An update or marker on its way through a service (see
+/// [`Service::request`]).
+pub struct Pending(Arc<ohua_runtime::update::Marker>);
+
+impl Pending {
+    /// Wait until every operator the marker will reach has seen it.
+    ///
+    /// # Errors
+    ///
+    /// [`MarkError::NotReached`] if the service ended first (no top-level
+    /// loop was running to insert it, or its loops ended while it was in
+    /// flight).
+    pub fn wait(&self) -> Result<MarkReport, MarkError> {
+        self.0.wait()
+    }
+
+    /// As [`Pending::wait`], giving up after `timeout` (`None`: still on its way).
+    ///
+    /// # Errors
+    ///
+    /// As [`Pending::wait`].
+    pub fn wait_timeout(&self, timeout: std::time::Duration) -> Option<Result<MarkReport, MarkError>> {
+        self.0.wait_timeout(timeout)
+    }
+}
+
+impl<R> Service<R> {
+    /// Apply `update` at the next cut of the service's loops and wait until
+    /// every operator has passed the cut.
+    ///
+    /// A loop whose source is waiting for its next item (an idle server)
+    /// inserts the cut when that item arrives: the update applies to it and
+    /// everything after it. Use [`Service::request`] to go on meanwhile.
+    ///
+    /// # Errors
+    ///
+    /// [`MarkError::NotReached`] if the service ended before the update had
+    /// reached every operator.
+    pub fn update(&self, update: Update) -> Result<MarkReport, MarkError> {
+        self.request(update).wait()
+    }
+
+    /// Send `update` without waiting for it.
+    pub fn request(&self, update: Update) -> Pending {
+        Pending(self.control.request(Action::Update(update.replacements)))
+    }
+
+    /// Send a marker that changes nothing and wait for it: how long a cut
+    /// takes to cross the service (an update's baseline).
+    ///
+    /// # Errors
+    ///
+    /// As [`Service::update`].
+    pub fn marker(&self) -> Result<MarkReport, MarkError> {
+        self.control.request(Action::NoOp).wait()
+    }
+
+    /// Ask the service's top-level loops to stop taking items. Items
+    /// already taken are processed; the rest stay in the source (a channel
+    /// keeps them). A loop whose source waits for its next item stops when
+    /// that item arrives, or when the source ends.
+    pub fn stop(&self) {
+        self.control.stop();
+    }
+
+    /// Whether the service's call has returned (or panicked).
+    pub fn is_finished(&self) -> bool {
+        self.thread.is_finished()
+    }
+
+    /// Wait for the service's call to return and give back its result.
+    ///
+    /// # Panics
+    ///
+    /// Re-raises a panic of the service's call with its original payload.
+    pub fn join(self) -> R {
+        match self.thread.join() {
+            Ok(r) => r,
+            Err(payload) => std::panic::resume_unwind(payload),
+        }
+    }
+}
