@@ -5,7 +5,17 @@
 //! path. Every result is checked against the sequential reference.
 //!
 //! `ohua-levels-bench [--quick] [--latency-ms N] [--slow-ms N] [--no-js]
-//! [--only baseline|conc|modular|three]`
+//! [--only baseline|conc|modular|three] [--repeat N] [--trace] [--workers N]
+//! [--small-arcs N]`
+//!
+//! `--repeat N`: every variant runs each program N times, the tables show
+//! the median latency. `--trace`: per program, to stderr, the critical
+//! path, the latencies and where the time of Ohua's run went (`trace.rs`).
+//! `--workers N`: Ohua's `Deployment::workers` (default 2).
+//! `--small-arcs N`: Ohua's arc capacity and batch size N instead of the
+//! defaults (what the run's setup costs with small arc buffers).
+
+mod trace;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -15,7 +25,7 @@ use ohua::Deployment;
 use ohua_levels_bench::compiled::COMPILED;
 use ohua_levels_bench::dl_rs::{self, Style};
 use ohua_levels_bench::graph::{generate, Program, ALL_SOURCES};
-use ohua_levels_bench::runtime::{run_ohua, Run};
+use ohua_levels_bench::runtime::{run_ohua, run_ohua_logged, Run};
 use ohua_levels_bench::sets::{self, Spec};
 use ohua_levels_bench::{emit_js, run_js, JsOutcome};
 
@@ -31,6 +41,10 @@ struct Opts {
     slow_ms: u64,
     js: bool,
     only: Option<String>,
+    repeat: usize,
+    trace: bool,
+    workers: usize,
+    small_arcs: Option<usize>,
 }
 
 /// One program's numbers: per variant calls per source and time.
@@ -52,7 +66,17 @@ struct Bench {
 
 fn main() {
     let mut args = std::env::args().skip(1);
-    let mut opts = Opts { quick: false, latency_ms: 10, slow_ms: 200, js: true, only: None };
+    let mut opts = Opts {
+        quick: false,
+        latency_ms: 10,
+        slow_ms: 200,
+        js: true,
+        only: None,
+        repeat: 1,
+        trace: false,
+        workers: 2,
+        small_arcs: None,
+    };
     while let Some(a) = args.next() {
         match a.as_str() {
             "--quick" => opts.quick = true,
@@ -60,8 +84,14 @@ fn main() {
             "--latency-ms" => opts.latency_ms = args.next().and_then(|s| s.parse().ok()).expect("--latency-ms N"),
             "--slow-ms" => opts.slow_ms = args.next().and_then(|s| s.parse().ok()).expect("--slow-ms N"),
             "--only" => opts.only = args.next(),
+            "--repeat" => {
+                opts.repeat = args.next().and_then(|s| s.parse().ok()).filter(|&n| n > 0).expect("--repeat N")
+            }
+            "--trace" => opts.trace = true,
+            "--workers" => opts.workers = args.next().and_then(|s| s.parse().ok()).expect("--workers N"),
+            "--small-arcs" => opts.small_arcs = Some(args.next().and_then(|s| s.parse().ok()).expect("--small-arcs N")),
             _ => {
-                eprintln!("usage: ohua-levels-bench [--quick] [--latency-ms N] [--slow-ms N] [--no-js] [--only baseline|conc|modular|three]");
+                eprintln!("usage: ohua-levels-bench [--quick] [--latency-ms N] [--slow-ms N] [--no-js] [--only baseline|conc|modular|three] [--repeat N] [--trace] [--workers N] [--small-arcs N]");
                 std::process::exit(2);
             }
         }
@@ -75,11 +105,14 @@ fn main() {
     let start = Instant::now();
     let lat = b.opts.latency_ms as f64;
     println!(
-        "# Level graphs (Ÿauhau Table 4.2): {} graphs per level count, latency {} ms per call, slow source {} ms, Ohua workers 2{}",
+        "# Level graphs (Ÿauhau Table 4.2): {} graphs per level count, latency {} ms per call, slow source {} ms, Ohua workers {}{}{}{}",
         if b.opts.quick { 1 } else { sets::GRAPHS_PER_LEVEL },
         b.opts.latency_ms,
         b.opts.slow_ms,
-        if b.opts.quick { " (--quick)" } else { "" }
+        b.opts.workers,
+        b.opts.small_arcs.map(|n| format!(" (arc capacity and batch size {n})")).unwrap_or_default(),
+        if b.opts.quick { " (--quick)" } else { "" },
+        if b.opts.repeat > 1 { format!(", latency the median of {} runs", b.opts.repeat) } else { String::new() }
     );
     let want = |e: &str| b.opts.only.as_deref().is_none_or(|o| o == e);
     let (run_base, run_conc, run_mod, run_three) = (want("baseline"), want("conc"), want("modular"), want("three"));
@@ -160,9 +193,20 @@ impl Bench {
             .collect();
         let js: HashMap<(String, String), JsOutcome> = if self.opts.js {
             let named: Vec<(String, Program)> = programs.iter().map(|(s, p, _)| (s.name(), p.clone())).collect();
-            run_js(&self.js_dir, &emit_js::file(&named), &latency_ms, X)
-                .into_iter()
-                .map(|o| ((o.name.clone(), o.style.clone()), o))
+            let file = emit_js::file(&named);
+            let mut runs: HashMap<(String, String), Vec<JsOutcome>> = HashMap::new();
+            for _ in 0..self.opts.repeat {
+                for o in run_js(&self.js_dir, &file, &latency_ms, X) {
+                    runs.entry((o.name.clone(), o.style.clone())).or_default().push(o);
+                }
+            }
+            runs.into_iter()
+                .map(|(k, mut os)| {
+                    let ms = median(os.iter().map(|o| o.ms).collect());
+                    let mut o = os.swap_remove(0);
+                    o.ms = ms;
+                    (k, o)
+                })
                 .collect()
         } else {
             HashMap::new()
@@ -179,10 +223,37 @@ impl Bench {
                 Some(r) => bad.push(format!("{name} {variant}: {r} != {expected}")),
                 None => bad.push(format!("{name} {variant}: no result")),
             };
-            let t = Instant::now();
-            let (r, c) =
-                ohua::with_deployment(Deployment { workers: 2, ..Default::default() }, || run_ohua(*run, &latency, X));
-            ms.push(t.elapsed().as_secs_f64() * 1000.0);
+            let (workers, small) = (self.opts.workers, self.opts.small_arcs);
+            let deployment = || match small {
+                Some(n) => Deployment { workers, arc_capacity: n, batch_size: n, ..Default::default() },
+                None => Deployment { workers, ..Default::default() },
+            };
+            let mut times = Vec::new();
+            let mut traces = Vec::new();
+            let mut result = None;
+            for _ in 0..self.opts.repeat {
+                let t = Instant::now();
+                if self.opts.trace {
+                    let ((r, c, logs), reports) =
+                        ohua::profile(|| ohua::with_deployment(deployment(), || run_ohua_logged(*run, &latency, X)));
+                    let total = t.elapsed().as_secs_f64() * 1000.0;
+                    times.push(total);
+                    let wall: f64 = reports.iter().map(|r| r.wall.as_secs_f64() * 1000.0).sum();
+                    let nodes: usize = reports.iter().map(|r| r.nodes.len()).sum();
+                    eprintln!(
+                        "  [{name}] run: {total:.2} ms, report wall {wall:.2} ms, {nodes} operators, {} runs",
+                        reports.len()
+                    );
+                    traces.push((total, trace::calls(t, &reports, &logs)));
+                    result = Some((r, c));
+                } else {
+                    let (r, c) = ohua::with_deployment(deployment(), || run_ohua(*run, &latency, X));
+                    times.push(t.elapsed().as_secs_f64() * 1000.0);
+                    result = Some((r, c));
+                }
+            }
+            let (r, c) = result.expect("at least one run");
+            ms.push(median(times.clone()));
             check("ohua", Some(r));
             calls.push(c);
             for style in ["idiomatic", "sequential"] {
@@ -202,10 +273,31 @@ impl Bench {
                 }
             }
             for style in [Style::Sequential, Style::Join] {
-                let o = dl_rs::run(p, style, &latency, X);
-                check(&format!("rs {style:?}"), Some(o.result));
-                calls.push(o.calls);
-                ms.push(o.time.as_secs_f64() * 1000.0);
+                let os: Vec<_> = (0..self.opts.repeat).map(|_| dl_rs::run(p, style, &latency, X)).collect();
+                check(&format!("rs {style:?}"), Some(os[0].result));
+                calls.push(os[0].calls);
+                ms.push(median(os.iter().map(|o| o.time.as_secs_f64() * 1000.0).collect()));
+            }
+            if self.opts.trace {
+                let critical = p.critical_path(&latency_ms);
+                eprintln!(
+                    "\n# {name}: critical path {critical:.1} ms, with the cache {:.1} ms; ohua {} ms (median {:.1}); dl-js {:.1} ms",
+                    trace::cached_ideal(p, X, &latency_ms),
+                    times.iter().map(|t| format!("{t:.1}")).collect::<Vec<_>>().join(" "),
+                    ms[0],
+                    ms[1]
+                );
+                for (k, (total, calls)) in traces.iter().enumerate() {
+                    let (parts, text) = trace::chain(p, X, calls, &latency_ms, *total);
+                    eprintln!(
+                        "  run {k}: {total:.1} ms = head {:.2} + wake {:.2} + gather {:.2} + quiet {:.2} + handoff {:.2} + sleep {:.2} (nominal {:.0}, {} calls) + deliver {:.2} + cached {:.2} + tail {:.2}",
+                        parts.head, parts.wake, parts.gather, parts.quiet, parts.handoff, parts.sleep, parts.nominal, parts.rounds, parts.deliver, parts.cached, parts.tail
+                    );
+                    debug_assert!((parts.total() - total).abs() < 1e-6);
+                    if k == 0 {
+                        eprint!("  chain:\n{text}  calls:\n{}", trace::call_lines(calls));
+                    }
+                }
             }
             self.mismatches.extend(bad);
             let optimum = p.optimum();
@@ -222,6 +314,15 @@ impl Bench {
             });
         }
         rows
+    }
+}
+
+fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    match xs.len() {
+        0 => f64::NAN,
+        n if n % 2 == 1 => xs[n / 2],
+        n => (xs[n / 2 - 1] + xs[n / 2]) / 2.0,
     }
 }
 

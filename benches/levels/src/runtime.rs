@@ -1,7 +1,8 @@
 //! What the generated Ohua algorithms run against: the simulated services
 //! and the helpers the emitted code calls.
 
-use std::time::Duration;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 pub use crate::graph::{key, list, mix, slow_key};
 pub use crate::sets::Spec;
@@ -15,6 +16,26 @@ pub struct Db {
     pub index: usize,
     /// The time one call takes.
     pub latency: Duration,
+    /// Every call: when it started and returned, and its keys.
+    pub log: Mutex<Vec<DbCall>>,
+}
+
+/// One call of a [`Db`].
+#[derive(Debug, Clone)]
+pub struct DbCall {
+    /// `fetch` was entered.
+    pub start: Instant,
+    /// It returned (after the sleep).
+    pub end: Instant,
+    /// The keys asked.
+    pub keys: Vec<u64>,
+}
+
+impl Db {
+    /// Source `index` taking `latency` per call.
+    pub fn new(index: usize, latency: Duration) -> Self {
+        Db { index, latency, log: Mutex::new(Vec::new()) }
+    }
 }
 
 impl ohua::DataSource for Db {
@@ -22,10 +43,18 @@ impl ohua::DataSource for Db {
     type Response = u64;
     type Error = ();
     fn fetch(&self, keys: &[u64]) -> Vec<Result<u64, ()>> {
+        let start = Instant::now();
         if !self.latency.is_zero() {
             std::thread::sleep(self.latency);
         }
-        keys.iter().map(|&k| Ok(crate::graph::answer(self.index, k))).collect()
+        let out = keys.iter().map(|&k| Ok(crate::graph::answer(self.index, k))).collect();
+        let call = DbCall { start, end: Instant::now(), keys: keys.to_vec() };
+        self.log.lock().unwrap_or_else(|e| e.into_inner()).push(call);
+        out
+    }
+
+    fn name(&self) -> &str {
+        ["s0", "s1", "s2", "slow"].get(self.index).copied().unwrap_or("Db")
     }
 }
 
@@ -47,12 +76,19 @@ pub struct Compiled {
 
 /// The four sources of a run (`s0..s2`, slow) with the given latencies.
 pub fn sources(latency: &[Duration; 4]) -> [Source<Db>; 4] {
-    std::array::from_fn(|i| Source::new(Db { index: i, latency: latency[i] }))
+    std::array::from_fn(|i| Source::new(Db::new(i, latency[i])))
 }
 
 /// Run `run` on fresh sources; result and calls per source.
 pub fn run_ohua(run: Run, latency: &[Duration; 4], x: u64) -> (u64, [u64; 4]) {
+    let (r, calls, _) = run_ohua_logged(run, latency, x);
+    (r, calls)
+}
+
+/// [`run_ohua`], also returning each source's calls ([`Db::log`]).
+pub fn run_ohua_logged(run: Run, latency: &[Duration; 4], x: u64) -> (u64, [u64; 4], [Vec<DbCall>; 4]) {
     let s = sources(latency);
     let r = run(&s[0], &s[1], &s[2], &s[3], x);
-    (r, std::array::from_fn(|i| s[i].stats().calls))
+    let logs = std::array::from_fn(|i| std::mem::take(&mut *s[i].get().log.lock().unwrap_or_else(|e| e.into_inner())));
+    (r, std::array::from_fn(|i| s[i].stats().calls), logs)
 }

@@ -194,7 +194,7 @@ pub fn reload_config() -> Result<(), std::sync::Arc<DeployError>> {
 }
 pub use ohua_runtime::deploy::Plan;
 pub use ohua_runtime::graph::{ArcInfo, GraphInfo, NodeInfo};
-pub use ohua_runtime::report::{to_dot, IoSite, IoStats, NodeStats, ReplicaStats, RunReport, SectionStats};
+pub use ohua_runtime::report::{to_dot, CallTiming, IoSite, IoStats, NodeStats, ReplicaStats, RunReport, SectionStats};
 
 /// Data sources with async batch functions (feature `async`): implement
 /// [`AsyncDataSource`] and pass `Source::new(Async::new(source))`.

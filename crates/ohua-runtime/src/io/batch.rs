@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use super::pending::{Cell, Outcome};
 use super::run::IoRun;
 use super::source::{DataSource, Source};
-use crate::report::IoStats;
+use crate::report::{CallTiming, IoStats};
 
 /// A call ready to be made: [`Call::ask`] the source (slow, no lock held),
 /// then [`Call::deliver`] the answers.
@@ -19,6 +19,10 @@ pub(super) trait Call: Send {
     /// Count the call and fill each request's cell with its result (or the
     /// call's panic).
     fn deliver(self: Box<Self>);
+    /// When the first and last request of its round were queued.
+    fn queued(&mut self, first: Instant, last: Instant);
+    /// When the run handed it to a thread.
+    fn dispatched(&mut self, at: Instant);
 }
 
 /// The make of a call: [`Source::call`] for reads, `Source::call_write`
@@ -38,6 +42,17 @@ pub(super) struct CallOf<S: DataSource, Req, R> {
     make: Make<S, Req, R>,
     stats: Arc<Mutex<IoStats>>,
     answer: Option<(Results<R, S::Error>, Duration)>,
+    /// The moments of [`CallTiming`], as far as known.
+    times: Times,
+}
+
+/// A call's moments before it is delivered.
+#[derive(Clone, Copy)]
+struct Times {
+    first_submit: Option<Instant>,
+    last_submit: Option<Instant>,
+    dispatched: Option<Instant>,
+    started: Option<Instant>,
 }
 
 impl<S: DataSource, Req, R> CallOf<S, Req, R> {
@@ -49,19 +64,32 @@ impl<S: DataSource, Req, R> CallOf<S, Req, R> {
         stats: &Arc<Mutex<IoStats>>,
     ) -> Self {
         let (requests, cells) = batch.into_iter().unzip();
-        CallOf { source: source.clone(), requests, cells, make, stats: stats.clone(), answer: None }
+        let times = Times { first_submit: None, last_submit: None, dispatched: None, started: None };
+        CallOf { source: source.clone(), requests, cells, make, stats: stats.clone(), answer: None, times }
     }
 }
 
 impl<S: DataSource, Req: Send, R: Send + Sync> Call for CallOf<S, Req, R> {
     fn ask(&mut self) {
         let start = Instant::now();
+        self.times.started = Some(start);
         let results = catch_unwind(AssertUnwindSafe(|| (self.make)(&self.source, &self.requests)));
         self.answer = Some((results, start.elapsed()));
     }
 
+    fn queued(&mut self, first: Instant, last: Instant) {
+        self.times.first_submit = Some(first);
+        self.times.last_submit = Some(last);
+    }
+
+    fn dispatched(&mut self, at: Instant) {
+        self.times.dispatched = Some(at);
+    }
+
     fn deliver(self: Box<Self>) {
         let (results, took) = self.answer.expect("asked before delivering");
+        let started = self.times.started.expect("asked before delivering");
+        let returned = started + took;
         {
             let mut s = self.stats.lock().unwrap_or_else(|e| e.into_inner());
             s.calls += 1;
@@ -85,6 +113,19 @@ impl<S: DataSource, Req: Send, R: Send + Sync> Call for CallOf<S, Req, R> {
                 }
             }
         }
+        let delivered = Instant::now();
+        let t = self.times;
+        let dispatched = t.dispatched.unwrap_or(started);
+        let timing = CallTiming {
+            requests: self.requests.len(),
+            first_submit: t.first_submit.unwrap_or(dispatched),
+            last_submit: t.last_submit.unwrap_or(dispatched),
+            dispatched,
+            started,
+            returned,
+            delivered,
+        };
+        self.stats.lock().unwrap_or_else(|e| e.into_inner()).timeline.push(timing);
     }
 }
 

@@ -144,12 +144,25 @@ impl IoRun {
             let Tables { by_source, order } = &mut *tables;
             order.iter().filter_map(|id| by_source.get_mut(id).expect("ordered ids have tables").take_batch()).collect()
         };
+        if batches.is_empty() {
+            return;
+        }
+        let now = std::time::Instant::now();
         let jobs: Vec<Job> = batches
             .into_iter()
             .flat_map(|b| -> Vec<Job> {
                 match b {
-                    Batch::Concurrent(calls) => calls.into_iter().map(|c| self.job(vec![c], None)).collect(),
-                    Batch::InOrder(calls, busy) => vec![self.job(calls, Some(busy))],
+                    Batch::Concurrent(calls) => calls
+                        .into_iter()
+                        .map(|mut c| {
+                            c.dispatched(now);
+                            self.job(vec![c], None)
+                        })
+                        .collect(),
+                    Batch::InOrder(mut calls, busy) => {
+                        calls.iter_mut().for_each(|c| c.dispatched(now));
+                        vec![self.job(calls, Some(busy))]
+                    }
                 }
             })
             .collect();

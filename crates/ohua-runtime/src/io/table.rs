@@ -5,6 +5,7 @@ use std::any::Any;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use super::batch::{Call, CallOf};
 use super::pending::{Cell, How};
@@ -78,6 +79,8 @@ pub(super) struct TableOf<S: DataSource> {
     in_order: bool,
     /// That job is out.
     busy: Arc<AtomicBool>,
+    /// When the first and the last request of `queue` arrived.
+    queued: Option<(Instant, Instant)>,
     pub(super) stats: Arc<Mutex<IoStats>>,
 }
 
@@ -91,6 +94,7 @@ impl<S: DataSource> TableOf<S> {
             round: 1,
             in_order: false,
             busy: Arc::new(AtomicBool::new(false)),
+            queued: None,
             stats: Arc::new(Mutex::new(stats)),
         }
     }
@@ -119,6 +123,7 @@ impl<S: DataSource> TableOf<S> {
             self.round += 1;
             return (cell, How::Sent, self.round - 1);
         }
+        self.note_queued();
         match self.queue.last_mut() {
             Some(Group::Reads(reads)) => reads.push((request.clone(), cell.clone())),
             last => {
@@ -147,6 +152,7 @@ impl<S: DataSource> TableOf<S> {
             self.round += 1;
             return (cell, self.round - 1);
         }
+        self.note_queued();
         let item = (write, cell.clone());
         let appended = match self.queue.last_mut() {
             Some(Group::Writes(w)) => {
@@ -164,6 +170,12 @@ impl<S: DataSource> TableOf<S> {
             self.queue.push(Group::Writes(Box::new(writes)));
         }
         (cell, self.round)
+    }
+
+    /// A request joined the queue now (for [`crate::report::CallTiming`]).
+    fn note_queued(&mut self) {
+        let now = Instant::now();
+        self.queued = Some(self.queued.map_or((now, now), |(first, _)| (first, now)));
     }
 }
 
@@ -190,6 +202,9 @@ impl<S: DataSource> Table for TableOf<S> {
                 }
                 Group::Writes(writes) => calls.extend(writes.into_calls(size, &self.stats)),
             }
+        }
+        if let Some((first, last)) = self.queued.take() {
+            calls.iter_mut().for_each(|c| c.queued(first, last));
         }
         if self.in_order {
             self.busy.store(true, Ordering::Release);

@@ -112,6 +112,30 @@ pub struct IoStats {
     pub busy: std::time::Duration,
     /// The slowest call.
     pub slowest: std::time::Duration,
+    /// When each call's requests were queued, sent and answered, in the
+    /// order the calls answered (diagnostics: where a run's time goes).
+    pub timeline: Vec<CallTiming>,
+}
+
+/// The moments of one batch call of a source, for finding where a run's
+/// time goes: how long requests waited for the run to become quiet, for a
+/// thread, for the source, and for their delivery.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CallTiming {
+    /// Requests in the call.
+    pub requests: usize,
+    /// The first request of its round entered the source's queue.
+    pub first_submit: std::time::Instant,
+    /// The last request of its round entered the queue.
+    pub last_submit: std::time::Instant,
+    /// The run was quiet and handed the call to a thread.
+    pub dispatched: std::time::Instant,
+    /// The source's `fetch` was called.
+    pub started: std::time::Instant,
+    /// It returned.
+    pub returned: std::time::Instant,
+    /// Its answers were in their cells (the sections are woken next).
+    pub delivered: std::time::Instant,
 }
 
 /// How one section spent its time waiting.
