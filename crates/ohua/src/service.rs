@@ -156,9 +156,11 @@ impl<R> Service<R> {
     }
 
     /// Ask the service's top-level loops to stop taking items. Items
-    /// already taken are processed; the rest stay in the source (a channel
-    /// keeps them). A loop whose source waits for its next item stops when
-    /// that item arrives, or when the source ends.
+    /// already taken are processed completely; the loop then drops its
+    /// source (with whatever the source still buffers: stop the producer
+    /// first if those items matter). A loop whose source waits inside
+    /// `next()` stops after the item that call returns, or when the source
+    /// ends.
     pub fn stop(&self) {
         self.control.stop();
     }

@@ -397,7 +397,6 @@ where
                 }
                 taken += 1;
             }
-            drop(cursor);
             done += taken;
             if let Some(m) = mark {
                 input.pop();

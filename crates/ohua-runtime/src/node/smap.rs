@@ -62,6 +62,9 @@ pub struct SMap<C: IntoIterator> {
     /// (`crate::update`).
     service: Option<Service>,
     marks: Option<Marks>,
+    /// An item `next()` returned while markers were waiting for room: it
+    /// goes out after them (the cut is before it).
+    held: Option<C::Item>,
 }
 
 /// The loop entry's side of a service's control.
@@ -99,6 +102,7 @@ where
             calls: 0,
             service: None,
             marks: None,
+            held: None,
         }
     }
 
@@ -107,13 +111,26 @@ where
     }
 
     /// Between two iterations of a service's loop: insert the markers
-    /// requested since the last look, and end the loop if the service
-    /// stops. Returns the work done (less than asked if the outputs are full).
+    /// requested since the last look, send the item held back for them, and
+    /// end the loop if the service stops. Returns the work done (none if
+    /// the outputs are full).
     #[inline(never)]
     fn serve(&mut self) -> usize {
         let Some(service) = &mut self.service else { return 0 };
-        let mut done = service.insert(self.level, &mut self.elements, &mut self.ticks, 0);
-        if service.control.stopping() {
+        let mut done = service.insert(self.level, &mut self.elements, &mut self.ticks);
+        if service.inserted < service.control.requested() {
+            return done; // no room for the rest yet
+        }
+        if let Some(x) = self.held.take() {
+            if !self.room() {
+                self.held = Some(x);
+                return done;
+            }
+            self.elements.send(x);
+            self.ticks.send(());
+            done += 1;
+        }
+        if self.service.as_ref().is_some_and(|s| s.control.stopping()) {
             // The items already taken are in the body; the rest stay in
             // the source.
             self.state = Iterating::Exhausted;
@@ -158,7 +175,9 @@ where
         // Whether a possibly blocking `next()` was timed in this step.
         let mut timed = false;
         while done < budget && self.room() {
-            if self.service.as_ref().is_some_and(|s| s.pending()) && matches!(self.state, Iterating::Running(_)) {
+            if (self.held.is_some() || self.service.as_ref().is_some_and(Service::pending))
+                && matches!(self.state, Iterating::Running(_))
+            {
                 let served = self.serve();
                 done += served;
                 if served == 0 || !self.room() {
@@ -195,15 +214,17 @@ where
                         if started.is_some_and(|t| t.elapsed() >= BLOCKING_NEXT) {
                             self.blocks = true;
                         }
-                        // A marker requested while `next()` waited goes
-                        // before the item it returned (the cut is "now").
-                        if let (Some(service), Some(_)) = (&mut self.service, &next) {
-                            done += service.insert(self.level, &mut self.elements, &mut self.ticks, 1);
-                        }
                         let more = next.is_some();
                         if let Some(x) = next {
-                            self.elements.send(x);
-                            self.ticks.send(());
+                            if self.service.as_ref().is_some_and(Service::pending) {
+                                // A marker requested while `next()` waited
+                                // goes before the item it returned (the cut
+                                // is "now"): `serve` sends them in order.
+                                self.held = Some(x);
+                            } else {
+                                self.elements.send(x);
+                                self.ticks.send(());
+                            }
                             done += 1;
                         }
                         more
@@ -266,11 +287,11 @@ where
 }
 
 impl Service {
-    /// Insert the requested markers not inserted yet, as long as both
-    /// outputs keep room for `spare` more packets. Returns how many.
-    fn insert<T>(&mut self, level: Level, elements: &mut Out<T>, ticks: &mut Out<()>, spare: usize) -> usize {
+    /// Insert the requested markers not inserted yet, as far as both
+    /// outputs have room. Returns how many.
+    fn insert<T>(&mut self, level: Level, elements: &mut Out<T>, ticks: &mut Out<()>) -> usize {
         let mut done = 0;
-        while self.inserted < self.control.requested() && elements.room().min(ticks.room()) > spare {
+        while self.inserted < self.control.requested() && elements.room().min(ticks.room()) > 0 {
             let marker = self.control.marker(self.inserted as u32);
             let m = Mark { level, id: marker.id() };
             let arcs = elements.send_mark(m) + ticks.send_mark(m);
