@@ -57,7 +57,7 @@ fn updatable(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
     let mut types = Vec::new();
     for (k, input) in sig.inputs.iter().enumerate() {
         let syn::FnArg::Typed(t) = input else {
-            return Err(syn::Error::new(input.span(), "`#[ohua::updatable]` does not support methods yet"));
+            return Err(syn::Error::new(input.span(), "`#[ohua::updatable]` does not support methods yet: move the body into a free function that takes the state (`fn load(cache: &mut Cache, ..)`), mark that one and call it from the method"));
         };
         if let syn::Type::ImplTrait(_) = &*t.ty {
             return Err(syn::Error::new(
