@@ -134,5 +134,17 @@ pub fn check_io<R: PartialEq + Debug>(
             }
         }
     }
+    // Crossed by control markers (live updates): the same results and contents.
+    let sources = fresh();
+    let [a, b, c] = &sources;
+    let got = crate::with_markers(|| run(a, b, c));
+    if got != expected {
+        return Err(format!("crossed by control markers: {got:?} != sequential {expected:?}"));
+    }
+    for (i, (s, r)) in sources.iter().zip(&reference).enumerate() {
+        if s.get().contents() != r.get().contents() || s.get().writes() != r.get().writes() {
+            return Err(format!("crossed by control markers, source {i}: contents or writes differ from sequential"));
+        }
+    }
     Ok(expected)
 }

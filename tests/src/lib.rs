@@ -89,7 +89,51 @@ pub fn check<R: PartialEq + Debug>(run: impl Fn() -> R) -> R {
         let got = ohua::with_deployment(d, &run);
         assert_eq!(got, expected, "deployment `{name}` differs from sequential execution");
     }
+    let got = with_markers(&run);
+    assert_eq!(got, expected, "a run crossed by control markers differs from sequential execution");
     expected
+}
+
+/// Run `run` as a service (live updates) whose loops are crossed by a
+/// stream of no-op control markers, under random sections and replicas:
+/// markers pass through every kind of operator, change nothing, and every
+/// marker a loop inserted has reached every operator by the end of the run.
+///
+/// # Panics
+///
+/// If an inserted marker did not complete.
+pub fn with_markers<R>(run: impl Fn() -> R) -> R {
+    use ohua::__private::{with_control, Action, Control};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let d = deployments()
+        .into_iter()
+        .find(|(name, _)| name.ends_with("random sections and random replicas seed 1"))
+        .expect("the suite has a deployment with random sections and replicas")
+        .1;
+    let control = Control::new();
+    let done = std::sync::Arc::new(AtomicBool::new(false));
+    // Markers before the run (inserted before the first iteration) and
+    // while it runs (between iterations), at most a few hundred.
+    let first = control.request(Action::NoOp);
+    let spam = {
+        let (control, done) = (control.clone(), done.clone());
+        std::thread::spawn(move || {
+            let mut markers = vec![first];
+            while !done.load(Ordering::Acquire) && markers.len() < 400 {
+                markers.push(control.request(Action::NoOp));
+                std::thread::sleep(std::time::Duration::from_micros(20));
+            }
+            markers
+        })
+    };
+    let got = ohua::with_deployment(d, || with_control(control.clone(), &run));
+    done.store(true, Ordering::Release);
+    let markers = spam.join().expect("the marker thread");
+    for m in markers.iter().filter(|m| m.was_inserted()) {
+        let outcome = m.wait_timeout(std::time::Duration::from_secs(10));
+        assert!(matches!(outcome, Some(Ok(_))), "marker {} was inserted but did not complete: {outcome:?}", m.id());
+    }
+    got
 }
 
 /// A state object that records every call it receives.

@@ -424,3 +424,20 @@ fn outside_a_service_an_updatable_function_runs_its_own_body() {
     drop(tx);
     assert_eq!(ohua::sequential(|| pair(rx, None)), (vec![9], 0));
 }
+
+#[test]
+fn the_run_report_of_a_service_lists_its_completed_markers() {
+    let (tx, rx) = mpsc::channel();
+    let (ack_tx, acks) = mpsc::channel();
+    let service = ohua::service(move || ohua::profile(|| pair(rx, Some(ack_tx))));
+    tx.send(1).unwrap();
+    assert_eq!(acks.recv().unwrap(), 1);
+    let pending = service.request(coordinated(2));
+    tx.send(2).unwrap();
+    let report = pending.wait().expect("the update completes");
+    drop(tx);
+    let ((seen, mismatches), reports) = within(30, move || service.join());
+    assert_eq!((seen, mismatches), (vec![1, 2], 0));
+    assert_eq!(reports.len(), 1);
+    assert_eq!(reports[0].markers, vec![report], "the report lists the update as its waiter saw it");
+}

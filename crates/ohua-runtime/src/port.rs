@@ -194,10 +194,12 @@ impl<T> Out<T> {
     /// went into (for the marker's count, `update/marker.rs`).
     #[inline(never)]
     pub fn send_mark(&mut self, mark: Mark) -> usize {
+        let mut counted = 0;
         for tx in &mut self.txs {
             tx.push(Packet::Mark(mark));
+            counted += usize::from(tx.counts_marks());
         }
-        self.txs.len()
+        counted
     }
 
     /// How many arcs this output feeds.
@@ -269,22 +271,6 @@ impl<T> OutCursor<'_, T> {
     pub unsafe fn send_end(&mut self, level: Level) {
         if let OutCursor::One(w) = self {
             w.push(Packet::End(level));
-        }
-    }
-
-    /// Send a control marker; returns how many arcs it went into (0 or 1).
-    ///
-    /// # Safety
-    ///
-    /// As for [`OutCursor::send`].
-    #[inline(never)]
-    pub unsafe fn send_mark(&mut self, mark: Mark) -> usize {
-        match self {
-            OutCursor::One(w) => {
-                w.push(Packet::Mark(mark));
-                1
-            }
-            OutCursor::Discard => 0,
         }
     }
 }

@@ -208,7 +208,7 @@ pub use ohua_runtime::io::{DataSource, Query, Source, SourceStats, Writable};
 /// Items the generated code refers to. Not a stable API.
 #[doc(hidden)]
 pub mod __private {
-    pub use ohua_runtime::context::is_sequential;
+    pub use ohua_runtime::context::{is_sequential, with_control};
     pub use ohua_runtime::exec::{crossing, execute, shared};
     pub use ohua_runtime::graph::{ArcInfo, EncodedGraph, GraphInfo, NodeInfo};
     pub use ohua_runtime::node::await_io::Await;
@@ -220,6 +220,7 @@ pub mod __private {
     pub use ohua_runtime::node::source::{Sink, Source};
     pub use ohua_runtime::node::sticky::Sticky;
     pub use ohua_runtime::port::{In, Out};
+    pub use ohua_runtime::update::{Action, Control};
     /// What a fetch statement becomes.
     pub mod io {
         pub use ohua_runtime::io::{submit, Order};

@@ -39,7 +39,8 @@ use crate::sync::Waker;
 /// ```
 pub fn channel<T>(capacity: usize, producer: Option<Waker>, consumer: Option<Waker>) -> (Sender<T>, Receiver<T>) {
     let (p, c) = ring::ring(capacity.max(1));
-    (Sender { ring: p, wake_consumer: WakeOnDrop(consumer) }, Receiver { ring: c, wake_producer: WakeOnDrop(producer) })
+    let tx = Sender { ring: p, counts_marks: true, wake_consumer: WakeOnDrop(consumer) };
+    (tx, Receiver { ring: c, wake_producer: WakeOnDrop(producer) })
 }
 
 /// A push into a full arc: the operator did not check room.
@@ -77,11 +78,27 @@ impl Drop for WakeOnDrop {
 /// Producing end of an arc.
 pub struct Sender<T> {
     ring: ring::Producer<Packet<T>>,
+    /// Control markers pushed here count towards the marker's completion
+    /// (`update/marker.rs`); not on a loop's feedback arc, where they are
+    /// only echoes the loop operator drops (and may outlive it).
+    counts_marks: bool,
     // Must stay the last field: see `WakeOnDrop`.
     wake_consumer: WakeOnDrop,
 }
 
 impl<T> Sender<T> {
+    /// The sending end of a loop's feedback arc: control markers echoed
+    /// into it do not count towards their completion.
+    pub(crate) fn feedback(mut self) -> Self {
+        self.counts_marks = false;
+        self
+    }
+
+    /// Whether a control marker pushed here counts towards its completion.
+    pub(crate) fn counts_marks(&self) -> bool {
+        self.counts_marks
+    }
+
     /// Free slots right now. An arc whose consumer is gone has unlimited
     /// room: whatever is still sent (e.g. markers echoed into a loop's
     /// feedback after the loop finished) is discarded.

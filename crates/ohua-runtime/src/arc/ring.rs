@@ -16,7 +16,6 @@
 //! can be any size up to it.
 
 use std::cell::Cell;
-use std::mem::MaybeUninit;
 
 use crate::sync::{Arc, AtomicBool, AtomicUsize, CachePadded, Ordering, SlotCell};
 
@@ -103,7 +102,7 @@ fn empty_slots<T>(size: usize) -> Vec<SlotCell<T>> {
 fn empty_slots<T>(size: usize) -> Vec<SlotCell<T>> {
     let mut slots = Vec::with_capacity(size);
     for _ in 0..size {
-        slots.push(SlotCell::new(MaybeUninit::uninit()));
+        slots.push(SlotCell::new(std::mem::MaybeUninit::uninit()));
     }
     slots
 }

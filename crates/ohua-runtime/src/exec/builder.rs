@@ -111,7 +111,11 @@ impl<'a> Builder<'a> {
         // Only the channel depends on `T`: the rest is shared by every arc
         // of every algorithm instead of being compiled once per type.
         let (capacity, producer, consumer) = self.arc_plan(id);
-        arc::channel(capacity, producer, consumer)
+        let (tx, rx) = arc::channel(capacity, producer, consumer);
+        if self.graph.arcs[id].feedback {
+            return (tx.feedback(), rx);
+        }
+        (tx, rx)
     }
 
     /// Capacity and wakers of arc `id`, marking it built.

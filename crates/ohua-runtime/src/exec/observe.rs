@@ -85,6 +85,7 @@ pub(crate) fn make_report(
         panicked: None,
         io: Vec::new(),
         io_sites: Vec::new(),
+        markers: Vec::new(),
     }
 }
 

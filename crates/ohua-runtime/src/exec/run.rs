@@ -136,6 +136,9 @@ impl<'a> Prepared<'a> {
         }
         let mut report = make_report(graph, plan, start.elapsed(), counters, &fused_into, shared.section_stats());
         report.panicked = shared.panicked_operator();
+        if let Some(control) = &control {
+            report.markers = control.reports();
+        }
         if let Some(io) = &io {
             report.io = io.stats();
             report.io_sites = io.site_report(graph);

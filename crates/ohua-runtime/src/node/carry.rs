@@ -20,18 +20,15 @@ use crate::port::{In, Out};
 /// when no iteration is running: a run of empty loops echoes one marker per
 /// activation, and a full feedback arc would stall the body and everything
 /// upstream of it. Control markers the body forwarded come back the same
-/// way and end there. Returns how many were popped.
-fn drain_echoes<T>(feedback: &mut In<T>, marks: &mut Option<Marks>) -> usize {
+/// way and end there (a feedback arc does not count them, see
+/// `Sender::feedback`). Returns how many were popped.
+fn drain_echoes<T>(feedback: &mut In<T>) -> usize {
     let mut n = 0;
-    loop {
-        match feedback.peek() {
-            Some(Packet::End(_)) => {}
-            Some(Packet::Mark(m)) => marks::passed(marks, *m, 1, 0),
-            _ => return n,
-        }
+    while let Some(Packet::End(_) | Packet::Mark(_)) = feedback.peek() {
         feedback.pop();
         n += 1;
     }
+    n
 }
 
 enum Phase<T> {
@@ -84,13 +81,12 @@ impl<T: Send> Node for Carry<T> {
         let mut done = 0;
         while done < budget {
             if !matches!(self.phase, Phase::AwaitFeedback) {
-                done += drain_echoes(&mut self.feedback, &mut self.marks);
+                done += drain_echoes(&mut self.feedback);
             }
             if let Phase::AwaitFeedback = self.phase {
                 match self.feedback.pop() {
                     Some(Packet::Data(v)) => self.phase = Phase::Holding(v),
-                    Some(Packet::End(_)) => {} // the body echoes our markers; skip them
-                    Some(Packet::Mark(m)) => marks::passed(&mut self.marks, m, 1, 0),
+                    Some(Packet::End(_) | Packet::Mark(_)) => {} // the body echoes our markers; skip them
                     None => break,
                 }
                 done += 1;
@@ -229,7 +225,7 @@ impl<C: Send, B: Send> Node for LoopCarry<C, B> {
         let mut done = 0;
         while done < budget {
             if !self.in_loop {
-                done += drain_echoes(&mut self.feedback, &mut self.marks);
+                done += drain_echoes(&mut self.feedback);
             }
             if !self.room() {
                 break;
@@ -246,8 +242,7 @@ impl<C: Send, B: Send> Node for LoopCarry<C, B> {
                         self.ticks.send_end(self.level);
                         self.in_loop = false;
                     }
-                    Some(Packet::End(_)) => {} // echoed markers
-                    Some(Packet::Mark(m)) => marks::passed(&mut self.marks, m, 1, 0),
+                    Some(Packet::End(_) | Packet::Mark(_)) => {} // echoed markers
                     None => break,
                 }
             } else {

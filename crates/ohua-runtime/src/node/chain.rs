@@ -26,6 +26,7 @@ use crate::exec::builder::Role;
 use crate::exec::Builder;
 use crate::packet::{Level, Mark, Packet};
 use crate::port::{In, Out};
+use crate::update::VersionScope;
 
 /// One fused call: its own input and output ports (used when it starts or
 /// ends a piece), its function, and the next link when fused with it.
@@ -338,6 +339,27 @@ where
     }
 }
 
+/// A control marker at a chain piece: forwarded from its last link, and
+/// the piece's user code sees what it adopted from the next packet on.
+/// Out of line, so the piece's loop keeps the shape it has without markers.
+#[cold]
+#[inline(never)]
+fn pass_in_piece<B, N: Stage<B>>(
+    m: Mark,
+    marks_ctx: &mut Option<Marks>,
+    scope: &mut Option<VersionScope>,
+    next: &mut Option<N>,
+    out: &mut Out<B>,
+) {
+    let forwarded = match next {
+        Some(n) => n.accept_mark(m),
+        None => out.send_mark(m),
+    };
+    marks::passed(marks_ctx, m, 1, forwarded);
+    *scope = None; // restore the thread's scope before entering the new one
+    *scope = marks::scope(marks_ctx);
+}
+
 /// One piece of a chain, run as a single operator: pops from the first
 /// link's input, runs every link of the piece per value, sends from the last.
 pub struct Segment<L>(L, Option<Marks>);
@@ -361,7 +383,7 @@ where
         // The piece's user code sees the replacements it adopted.
         let mut scope = marks::scope(&self.1);
         while done < budget {
-            let link = &mut self.0;
+            let Segment(link, marks_ctx) = &mut *self;
             let run = link.input.available().min(link.room()).min(budget - done);
             if run == 0 {
                 if done == 0 && link.input.is_closed() {
@@ -371,8 +393,6 @@ where
             }
             let Link { id, input, f, out, next } = link;
             let mut cursor = input.cursor();
-            let mut mark = None;
-            let mut taken = 0;
             for _ in 0..run {
                 // SAFETY: `run` is at most the packets the input holds, and
                 // each iteration pops one.
@@ -390,25 +410,13 @@ where
                         }
                     }
                     Packet::Mark(m) => {
-                        // Rare: passed through the ports below.
-                        mark = Some(*m);
-                        break;
+                        let m = *m;
+                        unsafe { cursor.pop() };
+                        pass_in_piece(m, marks_ctx, &mut scope, next, out);
                     }
                 }
-                taken += 1;
             }
-            done += taken;
-            if let Some(m) = mark {
-                input.pop();
-                let forwarded = match next {
-                    Some(n) => n.accept_mark(m),
-                    None => out.send_mark(m),
-                };
-                marks::passed(&mut self.1, m, 1, forwarded);
-                done += 1;
-                drop(scope.take());
-                scope = marks::scope(&self.1);
-            }
+            done += run;
         }
         drop(scope);
         Step::after(done)

@@ -37,6 +37,7 @@ use crate::graph::GraphInfo;
 ///     panicked: None,
 ///     io: vec![],
 ///     io_sites: vec![],
+///     markers: vec![],
 ///     algorithm: "demo",
 ///     sections: 1,
 ///     wall: Duration::from_millis(10),
@@ -76,6 +77,10 @@ pub struct RunReport {
     /// One entry per fetch site and source: the explain report's data
     /// ([`RunReport::explain_io`]).
     pub io_sites: Vec<IoSite>,
+    /// A service's markers (live updates, `crate::update`) that reached
+    /// every operator during the run, in request order; empty for runs
+    /// that are not services.
+    pub markers: Vec<crate::update::MarkReport>,
 }
 
 /// What one data source did during a run.

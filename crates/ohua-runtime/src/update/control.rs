@@ -88,6 +88,12 @@ impl Control {
         }
     }
 
+    /// The reports of the markers that have completed, in request order.
+    pub fn reports(&self) -> Vec<super::MarkReport> {
+        let log = self.log.lock().unwrap_or_else(|e| e.into_inner());
+        log.iter().filter_map(|m| m.completed()).collect()
+    }
+
     /// Whether [`Control::finish`] was called.
     pub fn finished(&self) -> bool {
         self.finished.load(Ordering::Acquire)

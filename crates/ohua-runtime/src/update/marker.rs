@@ -104,6 +104,13 @@ impl Marker {
         self.id
     }
 
+    /// Whether a loop entry has inserted it (the cut exists). A finished
+    /// run has drained every arc, so such a marker has completed unless the
+    /// run was aborted by a panic.
+    pub fn was_inserted(&self) -> bool {
+        self.lock().inserted.is_some()
+    }
+
     /// What it carries.
     pub fn action(&self) -> &Action {
         &self.action
@@ -116,7 +123,11 @@ impl Marker {
     /// A loop entry inserted the marker into `arcs` arcs.
     pub(crate) fn inserted(&self, arcs: usize) {
         let mut p = self.lock();
-        p.inserted.get_or_insert_with(|| self.requested.elapsed());
+        if p.inserted.is_none() {
+            let after = self.requested.elapsed();
+            p.inserted = Some(after);
+            tracing::debug!(target: "ohua::update", marker = self.id, action = ?self.action, cut_after_us = after.as_micros() as u64, "marker inserted: the cut");
+        }
         p.in_flight += arcs as i64;
         self.settle(&mut p);
     }
@@ -136,7 +147,18 @@ impl Marker {
     fn settle(&self, p: &mut Progress) {
         if p.in_flight == 0 && p.inserted.is_some() && matches!(p.phase, Phase::Pending) {
             p.phase = Phase::Complete;
-            p.complete = Some(self.requested.elapsed());
+            let after = self.requested.elapsed();
+            p.complete = Some(after);
+            tracing::info!(
+                target: "ohua::update",
+                marker = self.id,
+                action = ?self.action,
+                cut_after_us = p.inserted.unwrap_or_default().as_micros() as u64,
+                complete_after_us = after.as_micros() as u64,
+                operators = p.reached.len(),
+                adopted = p.adopted.len(),
+                "marker reached every operator"
+            );
             self.done.notify_all();
         }
     }
@@ -146,6 +168,7 @@ impl Marker {
         let mut p = self.lock();
         if matches!(p.phase, Phase::Pending) {
             p.phase = Phase::Failed;
+            tracing::warn!(target: "ohua::update", marker = self.id, action = ?self.action, "the run ended before the marker reached every operator");
             self.done.notify_all();
         }
     }
@@ -177,6 +200,15 @@ impl Marker {
         match p.phase {
             Phase::Pending => None,
             _ => Some(self.report(&p)),
+        }
+    }
+
+    /// The report, if the marker has completed.
+    pub fn completed(&self) -> Option<MarkReport> {
+        let p = self.lock();
+        match p.phase {
+            Phase::Complete => self.report(&p).ok(),
+            _ => None,
         }
     }
 
