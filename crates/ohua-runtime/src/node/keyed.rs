@@ -164,13 +164,15 @@ where
                     self.order.push(Packet::End(level));
                 }
                 Head::Mark(m) => {
-                    if self.order.room() == 0 || self.lanes.iter_mut().any(|l| l.room() == 0) {
+                    if !super::replicate::deal_mark(
+                        &mut self.inputs,
+                        &mut self.lanes,
+                        &mut self.order,
+                        &mut self.marks,
+                        m,
+                    ) {
                         break;
                     }
-                    self.inputs.pop_end();
-                    self.lanes.iter_mut().for_each(|l| l.push(Packet::Mark(m)));
-                    self.order.push(Packet::Mark(m));
-                    marks::passed(&mut self.marks, m, self.inputs.count(), self.lanes.len() + 1);
                 }
                 Head::Data => {
                     if self.order.room() == 0 {

@@ -36,7 +36,7 @@
 //! result is at the front of its lane's output.
 
 use crate::arc::{Receiver, Sender};
-use crate::packet::Packet;
+use crate::packet::{Mark, Packet};
 use crate::port::In;
 
 use super::inputs::{DataInputs, Head};
@@ -165,16 +165,10 @@ where
                     }
                     self.order.push(Packet::End(level));
                 }
-                // Every replica sees a control marker (it may adopt a
-                // replacement), and the merge takes it from every lane.
                 Head::Mark(m) => {
-                    if self.order.room() == 0 || self.lanes.iter_mut().any(|l| l.room() == 0) {
+                    if !deal_mark(&mut self.inputs, &mut self.lanes, &mut self.order, &mut self.marks, m) {
                         break;
                     }
-                    self.inputs.pop_end();
-                    self.lanes.iter_mut().for_each(|l| l.push(Packet::Mark(m)));
-                    self.order.push(Packet::Mark(m));
-                    marks::passed(&mut self.marks, m, self.inputs.count(), self.lanes.len() + 1);
                 }
                 Head::Data => {
                     if self.order.room() == 0 {
@@ -207,6 +201,26 @@ where
         let rooms: Vec<String> = self.lanes.iter().map(|l| l.current_room().to_string()).collect();
         format!("scatter in {:?} lane rooms [{}]", self.inputs.describe(), rooms.join(", "))
     }
+}
+
+/// Deal control marker `m` (at the head of `inputs`) to every replica's
+/// lane, since each replica may adopt an update, and record it on the order
+/// arc; the merge takes it from every lane. False if an arc is full.
+pub(super) fn deal_mark<I: DataInputs, T>(
+    inputs: &mut I,
+    lanes: &mut [Sender<T>],
+    order: &mut Sender<u16>,
+    marks: &mut Option<Marks>,
+    m: Mark,
+) -> bool {
+    if order.room() == 0 || lanes.iter_mut().any(|l| l.room() == 0) {
+        return false;
+    }
+    inputs.pop_end();
+    lanes.iter_mut().for_each(|l| l.push(Packet::Mark(m)));
+    order.push(Packet::Mark(m));
+    marks::passed(marks, m, inputs.count(), lanes.len() + 1);
+    true
 }
 
 /// Merges a replicated operator's results back into input order.
