@@ -441,3 +441,28 @@ fn the_run_report_of_a_service_lists_its_completed_markers() {
     assert_eq!(reports.len(), 1);
     assert_eq!(reports[0].markers, vec![report], "the report lists the update as its waiter saw it");
 }
+
+#[test]
+fn an_update_arriving_while_the_service_shuts_down_completes_or_fails_but_never_hangs() {
+    for (name, d) in all_deployments() {
+        let (tx, rx) = mpsc::channel();
+        let service = ohua::service(move || ohua::with_deployment(d, || pair(rx, None)));
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let load = sustained_load(tx, stop.clone());
+        std::thread::sleep(Duration::from_millis(2));
+        // The load ends (its sender is dropped) while updates are on their way.
+        let pending: Vec<_> = (0..4).map(|k| service.request(coordinated(2 - k % 2))).collect();
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        let sent = load.join().unwrap();
+        let outcomes = within(30, move || pending.iter().map(|p| p.wait()).collect::<Vec<_>>());
+        // Markers complete in request order: once one could not, none after it did.
+        let completed = outcomes.iter().take_while(|o| o.is_ok()).count();
+        assert!(
+            outcomes[completed..].iter().all(|o| *o == Err(ohua::update::MarkError::NotReached)),
+            "{name}: {outcomes:?}"
+        );
+        let (seen, mismatches) = within(60, move || service.join());
+        assert_eq!(mismatches, 0, "{name}");
+        assert_eq!(seen, (0..sent).collect::<Vec<_>>(), "{name}");
+    }
+}
