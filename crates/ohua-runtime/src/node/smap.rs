@@ -131,8 +131,8 @@ where
             done += 1;
         }
         if self.service.as_ref().is_some_and(|s| s.control.stopping()) {
-            // The items already taken are in the body; the rest stay in
-            // the source.
+            // The items already taken are in the body; the source is
+            // dropped with whatever it still holds (`Service::stop`).
             self.state = Iterating::Exhausted;
             self.service = None;
             done += 1;
