@@ -225,3 +225,83 @@ impl Marker {
         }
     }
 }
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use std::sync::{Arc, Mutex};
+    use std::time::Duration;
+
+    use super::{Action, MarkError};
+    use crate::update::Control;
+
+    #[test]
+    fn a_marker_completes_only_when_every_copy_in_flight_has_been_taken() {
+        let control = Control::new();
+        let m = control.request(Action::NoOp);
+        assert!(!m.was_inserted());
+        m.inserted(2); // a loop entry's elements and ticks
+        m.passed(5, 1, 2, false); // an operator with two consumers
+        m.passed(6, 1, 0, false); // the ticks end at a collect
+        assert_eq!(m.wait_timeout(Duration::ZERO), None, "two copies are still in arcs");
+        m.passed(7, 1, 0, false);
+        m.passed(8, 1, 0, true);
+        let report = m.wait().expect("complete");
+        assert_eq!(report.reached.iter().map(|r| r.0).collect::<Vec<_>>(), vec![5, 6, 7, 8]);
+        assert_eq!(report.adopted, vec![8]);
+        assert!(report.until_cut <= report.until_complete);
+        // The end of the run does not undo a completed marker.
+        control.finish();
+        assert!(m.wait().is_ok());
+        assert_eq!(control.reports(), vec![report]);
+    }
+
+    #[test]
+    fn markers_the_run_could_not_carry_fail_when_it_ends_and_later_ones_at_once() {
+        let control = Control::new();
+        let never_inserted = control.request(Action::NoOp);
+        let in_flight = control.request(Action::NoOp);
+        in_flight.inserted(1);
+        control.finish();
+        assert_eq!(never_inserted.wait(), Err(MarkError::NotReached));
+        assert_eq!(in_flight.wait(), Err(MarkError::NotReached));
+        assert_eq!(control.request(Action::NoOp).wait(), Err(MarkError::NotReached));
+        assert!(control.reports().is_empty());
+    }
+
+    #[test]
+    fn cuts_completions_and_failures_are_traced() {
+        #[derive(Clone, Default)]
+        struct Buffer(Arc<Mutex<Vec<u8>>>);
+        impl std::io::Write for Buffer {
+            fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+                self.0.lock().unwrap().extend_from_slice(b);
+                Ok(b.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let buffer = Buffer::default();
+        let writer = buffer.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_writer(move || writer.clone())
+            .with_ansi(false)
+            .with_max_level(tracing::Level::DEBUG)
+            .finish();
+        tracing::subscriber::with_default(subscriber, || {
+            let control = Control::new();
+            let done = control.request(Action::NoOp);
+            done.inserted(1);
+            done.passed(3, 1, 0, false);
+            control.request(Action::NoOp);
+            control.finish();
+        });
+        let log = String::from_utf8(buffer.0.lock().unwrap().clone()).unwrap();
+        assert!(log.contains("marker inserted: the cut") && log.contains("marker=0"), "{log}");
+        assert!(log.contains("marker reached every operator") && log.contains("operators=1"), "{log}");
+        assert!(
+            log.contains("the run ended before the marker reached every operator") && log.contains("marker=1"),
+            "{log}"
+        );
+    }
+}
