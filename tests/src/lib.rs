@@ -103,6 +103,15 @@ pub fn check<R: PartialEq + Debug>(run: impl Fn() -> R) -> R {
 ///
 /// If an inserted marker did not complete.
 pub fn with_markers<R>(run: impl Fn() -> R) -> R {
+    let mut out = None;
+    marked(&mut || out = Some(run()));
+    out.expect("the run returned")
+}
+
+/// The part of [`with_markers`] that does not depend on the program:
+/// compiled once, not once per generated program (the generated test crate
+/// compiles 500 of them in one rustc process).
+fn marked(run: &mut dyn FnMut()) {
     use ohua::__private::{with_control, Action, Control};
     use std::sync::atomic::{AtomicBool, Ordering};
     let d = deployments()
@@ -126,14 +135,13 @@ pub fn with_markers<R>(run: impl Fn() -> R) -> R {
             markers
         })
     };
-    let got = ohua::with_deployment(d, || with_control(control.clone(), &run));
+    ohua::with_deployment(d, || with_control(control.clone(), run));
     done.store(true, Ordering::Release);
     let markers = spam.join().expect("the marker thread");
     for m in markers.iter().filter(|m| m.was_inserted()) {
         let outcome = m.wait_timeout(std::time::Duration::from_secs(10));
         assert!(matches!(outcome, Some(Ok(_))), "marker {} was inserted but did not complete: {outcome:?}", m.id());
     }
-    got
 }
 
 /// A state object that records every call it receives.
