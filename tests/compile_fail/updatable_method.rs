@@ -1,4 +1,4 @@
-// Methods are not replaceable yet: the attribute says so at the receiver.
+// The attribute on one method: it says to put it on the impl block.
 struct Cache;
 
 impl Cache {

@@ -16,6 +16,43 @@ mod io;
 
 pub use io::{check_io, DbCall, GenDb};
 
+/// Run `f` on a thread and fail with "`what` hung" (instead of hanging CI)
+/// if it takes longer than `secs` seconds.
+///
+/// # Panics
+///
+/// If `f` does not return in time, or panics.
+pub fn within<R: Send + 'static>(secs: u64, what: &str, f: impl FnOnce() -> R + Send + 'static) -> R {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    match rx.recv_timeout(std::time::Duration::from_secs(secs)) {
+        Ok(r) => r,
+        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => panic!("{what} hung (more than {secs} s)"),
+        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => panic!("{what} panicked"),
+    }
+}
+
+/// The deployments of live-update tests: [`deployments`] plus random
+/// sectionings with arcs of 4, so a cut crosses sections with packets
+/// queued on both sides of it.
+pub fn live_deployments() -> Vec<(String, Deployment)> {
+    let mut ds = deployments();
+    for seed in 30..34 {
+        let d = Deployment {
+            workers: 2,
+            sections: SectionStrategy::Random { sections: 2 + (seed % 3) as usize, seed },
+            batch_size: 4,
+            arc_capacity: 4,
+            replicas: Default::default(),
+            io: Default::default(),
+        };
+        ds.push((format!("random sections seed {seed}, arcs of 4"), d));
+    }
+    ds
+}
+
 /// The deployments every conformance test runs under.
 pub fn deployments() -> Vec<(String, Deployment)> {
     let base = Deployment::default();

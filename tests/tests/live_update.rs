@@ -10,33 +10,12 @@
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::time::Duration;
 
-use ohua::{algorithm, replace, updatable, Deployment, SectionStrategy, Update};
+use ohua::{algorithm, replace, updatable, Update};
 
-/// Run `f` on a thread and fail (instead of hanging CI) if it takes too long.
+use ohua_conformance::live_deployments as all_deployments;
+
 fn within<R: Send + 'static>(secs: u64, f: impl FnOnce() -> R + Send + 'static) -> R {
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = tx.send(f());
-    });
-    rx.recv_timeout(Duration::from_secs(secs)).expect("the service hung")
-}
-
-/// The suite's deployments plus random sectionings with small arcs, so the
-/// cut crosses sections with packets queued on both sides of it.
-fn all_deployments() -> Vec<(String, Deployment)> {
-    let mut ds = ohua_conformance::deployments();
-    for seed in 30..34 {
-        let d = Deployment {
-            workers: 2,
-            sections: SectionStrategy::Random { sections: 2 + (seed % 3) as usize, seed },
-            batch_size: 4,
-            arc_capacity: 4,
-            replicas: Default::default(),
-            io: Default::default(),
-        };
-        ds.push((format!("random sections seed {seed}, arcs of 4"), d));
-    }
-    ds
+    ohua_conformance::within(secs, "the service", f)
 }
 
 // --- A mutually dependent pair: `tag` stamps its version, `check` expects its own.

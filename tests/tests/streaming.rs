@@ -11,11 +11,7 @@ use ohua::{algorithm, Deployment, SectionStrategy};
 
 /// Run `f` on a thread and fail (instead of hanging CI) if it takes too long.
 fn within<R: Send + 'static>(secs: u64, f: impl FnOnce() -> R + Send + 'static) -> R {
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = tx.send(f());
-    });
-    rx.recv_timeout(Duration::from_secs(secs)).expect("the algorithm hung (a streaming source was held back)")
+    ohua_conformance::within(secs, "the algorithm (a streaming source held back?)", f)
 }
 
 /// Every deployment of the conformance suite, plus random ones that put the

@@ -63,7 +63,7 @@ pub use service::{service, Pending, Service, Update};
 /// Live updates: replaceable functions and the markers that carry updates
 /// through a running service (see [`Service`]).
 pub mod update {
-    pub use ohua_runtime::update::{current, FnSlot, MarkError, MarkReport, Replacement};
+    pub use ohua_runtime::update::{current, FnSlot, MarkError, MarkReport, Rejection, Replacement, State, Transform};
 }
 pub use ohua_runtime::context::{is_sequential, last_operator_panic, OperatorPanic};
 
@@ -220,7 +220,7 @@ pub mod __private {
     pub use ohua_runtime::node::source::{Sink, Source};
     pub use ohua_runtime::node::sticky::Sticky;
     pub use ohua_runtime::port::{In, Out};
-    pub use ohua_runtime::update::{Action, Control};
+    pub use ohua_runtime::update::{Action, Changes, Control};
     /// What a fetch statement becomes.
     pub mod io {
         pub use ohua_runtime::io::{submit, Order};

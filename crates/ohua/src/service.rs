@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
-use ohua_runtime::update::{Action, Control, MarkError, MarkReport, Replacement};
+use ohua_runtime::update::{Action, Changes, Control, MarkError, MarkReport, Replacement, State, Transform};
 
 /// A running algorithm: the call `run` makes on a thread of its own, with a
 /// handle to update it while it runs.
@@ -75,13 +75,13 @@ pub fn service<R: Send + 'static>(run: impl FnOnce() -> R + Send + 'static) -> S
     Service { control, thread }
 }
 
-/// Function replacements applied together at one consistent cut (see
-/// [`Service::update`]): mutually dependent functions, such as a producer
-/// that tags what it sends and the consumer that reads the tag, switch at
-/// the same iteration.
+/// Function replacements and state transforms applied together at one
+/// consistent cut (see [`Service::update`]): mutually dependent functions,
+/// such as a producer that tags what it sends and the consumer that reads
+/// the tag, switch at the same iteration.
 #[derive(Default, Debug)]
 pub struct Update {
-    replacements: Vec<Replacement>,
+    changes: Changes,
 }
 
 impl Update {
@@ -93,7 +93,36 @@ impl Update {
     /// Also replace a function: `ohua::replace!(f => f_v2)`, optionally
     /// only at one operator (`Replacement::at("algorithm/f#3")`).
     pub fn replace(mut self, r: Replacement) -> Self {
-        self.replacements.push(r);
+        self.changes.replacements.push(r);
+        self
+    }
+
+    /// Also transform every state of type `S` that an operator of the
+    /// service's loops holds: at the cut, before the operator adopts the
+    /// replacements, it replaces the state by `f(&old)`. `S` is a type with
+    /// an `#[ohua::updatable]` impl block (or another [`State`]).
+    ///
+    /// If `f` returns `Err` or panics at an operator, that operator keeps
+    /// its old state and its old functions (it adopts nothing of the
+    /// update), and [`Service::update`] returns [`MarkError::Rejected`].
+    /// Other operators are not rolled back: keep a transform and the
+    /// replacements that need the new state on the operator that holds it
+    /// (methods of the state's type are called there).
+    ///
+    /// The state's type stays the same: the operator's code was compiled
+    /// against it. To change the representation, give the state a field
+    /// holding a `Box<dyn Trait>` and return another implementation.
+    pub fn transform<S: State, E: std::fmt::Display>(
+        self,
+        f: impl Fn(&S) -> Result<S, E> + Send + Sync + 'static,
+    ) -> Self {
+        self.with_transform(Transform::new(f))
+    }
+
+    /// Also apply `t` (a [`Transform`], e.g. addressed to one operator with
+    /// [`Transform::at`]).
+    pub fn with_transform(mut self, t: Transform) -> Self {
+        self.changes.transforms.push(t);
         self
     }
 }
@@ -135,14 +164,17 @@ impl<R> Service<R> {
     /// # Errors
     ///
     /// [`MarkError::NotReached`] if the service ended before the update had
-    /// reached every operator.
+    /// reached every operator; [`MarkError::Rejected`] if a state transform
+    /// failed or panicked (the operators where it did kept their old
+    /// version); [`MarkError::NoState`] if a transform found no state to
+    /// apply to.
     pub fn update(&self, update: Update) -> Result<MarkReport, MarkError> {
         self.request(update).wait()
     }
 
     /// Send `update` without waiting for it.
     pub fn request(&self, update: Update) -> Pending {
-        Pending(self.control.request(Action::Update(update.replacements)))
+        Pending(self.control.request(Action::Update(update.changes)))
     }
 
     /// Send a marker that changes nothing and wait for it: how long a cut

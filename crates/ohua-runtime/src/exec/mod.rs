@@ -19,7 +19,7 @@ pub(crate) mod pool;
 mod rescue;
 mod run;
 mod section;
-mod shared;
+pub(crate) mod shared;
 mod slot;
 mod threads;
 mod timing;

@@ -55,10 +55,21 @@ where
         if self.outputs.room() == 0 || self.sticky.ready_for_mark(m) == Ready::Wait {
             return false;
         }
+        // An update that transforms states needs them held at the cut.
+        let transforms = marks::wants_states(&self.marks, m);
+        if transforms && self.sticky.acquire_for_mark(m) == Ready::Wait {
+            return false;
+        }
         self.inputs.pop_end();
         let (taken, released) = self.sticky.on_mark(m);
         let forwarded = self.outputs.send_mark(m);
-        marks::passed(&mut self.marks, m, self.inputs.count() + taken, forwarded + released);
+        let (consumed, forwarded) = (self.inputs.count() + taken, forwarded + released);
+        if transforms {
+            let sticky = &mut self.sticky;
+            marks::passed_with_states(&mut self.marks, m, consumed, forwarded, &mut |f| sticky.visit_states(m, f));
+        } else {
+            marks::passed(&mut self.marks, m, consumed, forwarded);
+        }
         true
     }
 

@@ -6,7 +6,11 @@ use std::sync::Arc;
 
 use crate::graph::GraphInfo;
 use crate::packet::Mark;
-use crate::update::{Control, VersionScope, Versions};
+use crate::update::{Action, Changes, Control, Outcome, StateRef, VersionScope, Versions};
+
+/// Calls its argument on every state an operator holds across a marker
+/// (`StickySet::visit_states`), in the same order each time.
+pub(crate) type VisitStates<'s> = &'s mut dyn FnMut(&mut dyn FnMut(StateRef<'_>));
 
 /// Handed to every operator of a run that has a [`Control`] (a service),
 /// through [`super::Node::attach`].
@@ -51,15 +55,49 @@ pub(crate) struct Marks {
 
 impl Marks {
     /// The operator took `m` from `consumed` arcs and forwarded it into
-    /// `forwarded`; adopt what the marker carries for this operator.
-    pub(crate) fn passed(&mut self, m: Mark, consumed: usize, forwarded: usize) {
+    /// `forwarded`; adopt what the marker carries for this operator,
+    /// transforming the states `states` visits.
+    pub(crate) fn passed(&mut self, m: Mark, consumed: usize, forwarded: usize, states: Option<VisitStates<'_>>) {
         let marker = self.control.marker(m.id);
-        let adopted = Versions::adopt(self.versions.as_ref(), marker.action(), &self.names);
-        let did = adopted.is_some();
-        if did {
-            self.versions = adopted;
+        let outcome = match marker.action() {
+            Action::NoOp => Outcome::Nothing,
+            Action::Update(changes) => self.adopt(changes, states),
+        };
+        marker.passed(self.node, consumed, forwarded, outcome);
+    }
+
+    /// Whether marker `m` carries a state transform for this operator (it
+    /// must then hold its states before it passes the marker).
+    pub(crate) fn wants_states(&self, m: Mark) -> bool {
+        match self.control.marker(m.id).action() {
+            Action::Update(changes) => !self.my_transforms(changes).is_empty(),
+            Action::NoOp => false,
         }
-        marker.passed(self.node, consumed, forwarded, did);
+    }
+
+    fn my_transforms(&self, changes: &Changes) -> Vec<usize> {
+        let mine = |t: &&crate::update::Transform| self.names.iter().any(|n| t.applies_to(n));
+        changes.transforms.iter().enumerate().filter(|(_, t)| mine(t)).map(|(k, _)| k).collect()
+    }
+
+    /// Transform the states, then adopt the replacements: all or nothing.
+    fn adopt(&mut self, changes: &Changes, states: Option<VisitStates<'_>>) -> Outcome {
+        let mine = self.my_transforms(changes);
+        let mut applied = Vec::new();
+        if let (false, Some(visit)) = (mine.is_empty(), states) {
+            match transform_states(changes, &mine, visit) {
+                Ok(done) => applied = done,
+                Err(message) => {
+                    return Outcome::Rejected { operator: self.names.first().copied().unwrap_or("?"), message }
+                }
+            }
+        }
+        match Versions::adopt(self.versions.as_ref(), changes, &self.names) {
+            Some(v) => self.versions = Some(v),
+            None if applied.is_empty() => return Outcome::Nothing,
+            None => {}
+        }
+        Outcome::Adopted { transforms: applied }
     }
 
     /// The scope in which this operator's user code runs, once it has
@@ -70,13 +108,68 @@ impl Marks {
     }
 }
 
+/// Compute the new value of every state a transform in `mine` applies to
+/// (the first that does, per state); only if none failed, put them all in
+/// place. Returns the transforms applied, or the first failure.
+fn transform_states(changes: &Changes, mine: &[usize], visit: VisitStates<'_>) -> Result<Vec<usize>, String> {
+    let mut new = Vec::new();
+    let mut failure = None;
+    let mut position = 0;
+    visit(&mut |mut s| {
+        for &k in mine {
+            match changes.transforms[k].compute(&mut s) {
+                None => continue,
+                Some(Ok(v)) => new.push((position, k, v)),
+                Some(Err(e)) => failure = failure.take().or(Some(e)),
+            }
+            break;
+        }
+        position += 1;
+    });
+    if let Some(message) = failure {
+        return Err(message);
+    }
+    let mut new = new.into_iter().peekable();
+    let mut applied = Vec::new();
+    position = 0;
+    visit(&mut |mut s| {
+        if let Some((_, k, v)) = new.next_if(|(p, _, _)| *p == position) {
+            changes.transforms[k].commit(&mut s, v);
+            applied.push(k);
+        }
+        position += 1;
+    });
+    Ok(applied)
+}
+
 /// [`Marks::passed`] for an operator that may not be attached (a run
 /// without control never carries markers, so then there is nothing to do).
 #[inline(never)]
 pub(crate) fn passed(marks: &mut Option<Marks>, m: Mark, consumed: usize, forwarded: usize) {
     if let Some(marks) = marks {
-        marks.passed(m, consumed, forwarded);
+        marks.passed(m, consumed, forwarded, None);
     }
+}
+
+/// [`passed`] for an operator holding states (`visit` calls its argument
+/// on each).
+#[inline(never)]
+pub(crate) fn passed_with_states(
+    marks: &mut Option<Marks>,
+    m: Mark,
+    consumed: usize,
+    forwarded: usize,
+    visit: VisitStates<'_>,
+) {
+    if let Some(marks) = marks {
+        marks.passed(m, consumed, forwarded, Some(visit));
+    }
+}
+
+/// Whether marker `m` carries a state transform for this operator.
+#[inline(never)]
+pub(crate) fn wants_states(marks: &Option<Marks>, m: Mark) -> bool {
+    marks.as_ref().is_some_and(|marks| marks.wants_states(m))
 }
 
 /// The version scope of an optional marker context.

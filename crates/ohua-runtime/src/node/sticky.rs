@@ -3,6 +3,7 @@
 
 use crate::packet::{Level, Mark, Packet};
 use crate::port::{In, Out};
+use crate::update::StateRef;
 
 /// A value defined at level `home`, held by an operator at a deeper level.
 ///
@@ -151,6 +152,25 @@ impl<T> Sticky<T> {
         (1, self.release.send_mark(m))
     }
 
+    /// Hold the value before passing marker `m` if it lives across the cut
+    /// (`m.level >= home`: the marker is inside the value's activation), so
+    /// an update can transform it. The value comes before any data of its
+    /// activation, so waiting for it cannot block a marker forever.
+    pub fn acquire_for_mark(&mut self, m: Mark) -> Ready {
+        if m.level >= self.home {
+            self.acquire()
+        } else {
+            Ready::Yes
+        }
+    }
+
+    /// Call `f` on the value if it lives across marker `m` and is held.
+    pub(crate) fn visit_state(&mut self, m: Mark, f: &mut dyn FnMut(StateRef<'_>)) {
+        if let (true, Some(v)) = (m.level >= self.home, self.value.as_mut()) {
+            f(StateRef::of(v));
+        }
+    }
+
     /// Take the held value for a firing.
     #[inline]
     pub fn take(&mut self) -> T {
@@ -199,6 +219,10 @@ pub trait StickySet: Send {
     fn ready_for_mark(&mut self, m: Mark) -> Ready;
     /// Pass `m` in every slot: the arcs it was taken from and forwarded into.
     fn on_mark(&mut self, m: Mark) -> (usize, usize);
+    /// Hold every value that lives across marker `m` (to transform it).
+    fn acquire_for_mark(&mut self, m: Mark) -> Ready;
+    /// Call `f` on every held value that lives across marker `m`, in slot order.
+    fn visit_states(&mut self, m: Mark, f: &mut dyn FnMut(StateRef<'_>));
     /// Take all values.
     fn take(&mut self) -> Self::Values;
     /// Put all values back.
@@ -227,6 +251,10 @@ impl StickySet for () {
     fn on_mark(&mut self, _: Mark) -> (usize, usize) {
         (0, 0)
     }
+    fn acquire_for_mark(&mut self, _: Mark) -> Ready {
+        Ready::Yes
+    }
+    fn visit_states(&mut self, _: Mark, _: &mut dyn FnMut(StateRef<'_>)) {}
     #[inline]
     fn take(&mut self) {}
     #[inline]
@@ -261,6 +289,13 @@ macro_rules! impl_sticky {
                 let mut passed = (0, 0);
                 $(let (c, f) = self.$idx.on_mark(m); passed.0 += c; passed.1 += f;)+
                 passed
+            }
+            fn acquire_for_mark(&mut self, m: Mark) -> Ready {
+                $(if self.$idx.acquire_for_mark(m) == Ready::Wait { return Ready::Wait; })+
+                Ready::Yes
+            }
+            fn visit_states(&mut self, m: Mark, f: &mut dyn FnMut(StateRef<'_>)) {
+                $(self.$idx.visit_state(m, f);)+
             }
             #[inline]
             fn take(&mut self) -> Self::Values {

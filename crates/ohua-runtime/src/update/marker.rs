@@ -4,26 +4,73 @@ use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use super::slot::Replacement;
+use super::state::Transform;
 
 /// What a marker does at the operators it passes.
 pub enum Action {
     /// Nothing: measures how long a marker takes to cross the graph (the
     /// baseline of an update's cost).
     NoOp,
-    /// Replace functions: every operator the marker passes adopts the
-    /// replacements that apply to it (all of them, or those addressed to
-    /// its name), so the iterations after the cut call the new functions
-    /// and the ones before it the old functions.
-    Update(Vec<Replacement>),
+    /// Replace functions and transform states: every operator the marker
+    /// passes transforms the states it holds that a transform applies to
+    /// and adopts the replacements that apply to it (all of them, or those
+    /// addressed to its name), so the iterations after the cut call the new
+    /// functions on the new states and the ones before it the old ones.
+    Update(Changes),
+}
+
+/// What an update changes (see [`Action::Update`]).
+///
+/// # Example
+///
+/// ```
+/// use ohua_runtime::update::{Action, Changes};
+/// let a = Action::Update(Changes::default());
+/// assert_eq!(format!("{a:?}"), "Update { replace: [], transform: [] }");
+/// ```
+#[derive(Clone, Default, Debug)]
+pub struct Changes {
+    /// Function replacements, adopted together.
+    pub replacements: Vec<Replacement>,
+    /// State transforms, applied before the replacements are adopted.
+    pub transforms: Vec<Transform>,
 }
 
 impl std::fmt::Debug for Action {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Action::NoOp => f.write_str("NoOp"),
-            Action::Update(r) => f.debug_list().entries(r.iter().map(Replacement::describe)).finish(),
+            Action::Update(c) => f
+                .debug_struct("Update")
+                .field("replace", &c.replacements.iter().map(Replacement::describe).collect::<Vec<_>>())
+                .field("transform", &c.transforms.iter().map(Transform::describe).collect::<Vec<_>>())
+                .finish(),
         }
     }
+}
+
+/// What an operator did with the action of a marker that passed it.
+#[derive(Debug)]
+pub(crate) enum Outcome {
+    /// Nothing applied to it.
+    Nothing,
+    /// It adopted replacements and applied the transforms numbered
+    /// `transforms` (positions in [`Changes::transforms`]), maybe none.
+    Adopted { transforms: Vec<usize> },
+    /// A transform failed or panicked: the operator kept its old state and
+    /// functions.
+    Rejected { operator: &'static str, message: String },
+}
+
+/// An operator that refused an update because a state transform failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rejection {
+    /// The operator's node id.
+    pub node: usize,
+    /// The operator's name (`algorithm/function#callsite`).
+    pub operator: String,
+    /// The transform's error, or its panic message.
+    pub message: String,
 }
 
 /// Why a marker did not complete.
@@ -34,6 +81,28 @@ pub enum MarkError {
     /// reached keep what they adopted.
     #[error("the service ended before the marker reached every operator")]
     NotReached,
+    /// A state transform failed or panicked at some operators. Each of them
+    /// kept its old state and functions; operators without a failing
+    /// transform adopted the update (the report says which).
+    #[error("the update was rejected: {}", rejections.iter().map(|r| format!("{}: {}", r.operator, r.message)).collect::<Vec<_>>().join("; "))]
+    Rejected {
+        /// Where and why.
+        rejections: Vec<Rejection>,
+        /// How the marker travelled.
+        report: Box<MarkReport>,
+    },
+    /// A state transform found no operator holding a state of its type
+    /// (among those it was addressed to) anywhere the marker went: the
+    /// state is not held by an operator of the service's loops (it is
+    /// created inside the loop, or passed between operators), or the name
+    /// is wrong. Replacements of the same update were adopted.
+    #[error("no operator the update reached holds a `{state}` state to transform")]
+    NoState {
+        /// The transform's state type (and operator, if addressed).
+        state: String,
+        /// How the marker travelled.
+        report: Box<MarkReport>,
+    },
 }
 
 /// How a completed marker travelled.
@@ -47,8 +116,11 @@ pub struct MarkReport {
     pub until_complete: Duration,
     /// Operators (node ids) that saw it, with the time since the request.
     pub reached: Vec<(usize, Duration)>,
-    /// Operators (node ids) that adopted a function replacement.
+    /// Operators (node ids) that adopted the update (function replacements,
+    /// state transforms).
     pub adopted: Vec<usize>,
+    /// Operators (node ids) that transformed a state.
+    pub transformed: Vec<usize>,
 }
 
 #[derive(Debug)]
@@ -67,6 +139,10 @@ struct Progress {
     complete: Option<Duration>,
     reached: Vec<(usize, Duration)>,
     adopted: Vec<usize>,
+    transformed: Vec<usize>,
+    /// Per transform of the action: how many states it replaced.
+    applied: Vec<usize>,
+    rejections: Vec<Rejection>,
 }
 
 /// A requested marker: its action, and its progress through the run.
@@ -95,6 +171,12 @@ impl Marker {
             complete: None,
             reached: Vec::new(),
             adopted: Vec::new(),
+            transformed: Vec::new(),
+            applied: match &action {
+                Action::Update(c) => vec![0; c.transforms.len()],
+                Action::NoOp => Vec::new(),
+            },
+            rejections: Vec::new(),
         };
         Marker { id, action, requested: Instant::now(), progress: Mutex::new(progress), done: Condvar::new() }
     }
@@ -132,14 +214,27 @@ impl Marker {
         self.settle(&mut p);
     }
 
-    /// Operator `node` took the marker from `consumed` arcs and forwarded it
-    /// into `forwarded` arcs; `adopted` if it took up a replacement.
-    pub(crate) fn passed(&self, node: usize, consumed: usize, forwarded: usize, adopted: bool) {
+    /// Operator `node` took the marker from `consumed` arcs, forwarded it
+    /// into `forwarded` arcs and did `outcome` with its action.
+    pub(crate) fn passed(&self, node: usize, consumed: usize, forwarded: usize, outcome: Outcome) {
         let mut p = self.lock();
         p.in_flight += forwarded as i64 - consumed as i64;
         p.reached.push((node, self.requested.elapsed()));
-        if adopted {
-            p.adopted.push(node);
+        match outcome {
+            Outcome::Nothing => {}
+            Outcome::Adopted { transforms } => {
+                p.adopted.push(node);
+                if !transforms.is_empty() {
+                    p.transformed.push(node);
+                }
+                for t in transforms {
+                    p.applied[t] += 1;
+                }
+            }
+            Outcome::Rejected { operator, message } => {
+                tracing::warn!(target: "ohua::update", marker = self.id, operator, %message, "a state transform failed: the operator keeps its old version");
+                p.rejections.push(Rejection { node, operator: operator.to_string(), message });
+            }
         }
         self.settle(&mut p);
     }
@@ -207,21 +302,37 @@ impl Marker {
     pub fn completed(&self) -> Option<MarkReport> {
         let p = self.lock();
         match p.phase {
-            Phase::Complete => self.report(&p).ok(),
+            Phase::Complete => Some(match self.report(&p) {
+                Ok(r) => r,
+                Err(MarkError::Rejected { report, .. } | MarkError::NoState { report, .. }) => *report,
+                Err(MarkError::NotReached) => return None,
+            }),
             _ => None,
         }
     }
 
     fn report(&self, p: &Progress) -> Result<MarkReport, MarkError> {
-        match p.phase {
-            Phase::Failed => Err(MarkError::NotReached),
-            _ => Ok(MarkReport {
-                id: self.id,
-                until_cut: p.inserted.unwrap_or_default(),
-                until_complete: p.complete.unwrap_or_default(),
-                reached: p.reached.clone(),
-                adopted: p.adopted.clone(),
-            }),
+        if let Phase::Failed = p.phase {
+            return Err(MarkError::NotReached);
+        }
+        let report = MarkReport {
+            id: self.id,
+            until_cut: p.inserted.unwrap_or_default(),
+            until_complete: p.complete.unwrap_or_default(),
+            reached: p.reached.clone(),
+            adopted: p.adopted.clone(),
+            transformed: p.transformed.clone(),
+        };
+        if !p.rejections.is_empty() {
+            return Err(MarkError::Rejected { rejections: p.rejections.clone(), report: Box::new(report) });
+        }
+        let unused = match &self.action {
+            Action::Update(c) => c.transforms.iter().zip(&p.applied).find(|(_, n)| **n == 0).map(|(t, _)| t),
+            Action::NoOp => None,
+        };
+        match unused {
+            Some(t) => Err(MarkError::NoState { state: t.describe(), report: Box::new(report) }),
+            None => Ok(report),
         }
     }
 }
@@ -231,7 +342,7 @@ mod tests {
     use std::sync::{Arc, Mutex};
     use std::time::Duration;
 
-    use super::{Action, MarkError};
+    use super::{Action, MarkError, Outcome};
     use crate::update::Control;
 
     #[test]
@@ -240,11 +351,11 @@ mod tests {
         let m = control.request(Action::NoOp);
         assert!(!m.was_inserted());
         m.inserted(2); // a loop entry's elements and ticks
-        m.passed(5, 1, 2, false); // an operator with two consumers
-        m.passed(6, 1, 0, false); // the ticks end at a collect
+        m.passed(5, 1, 2, Outcome::Nothing); // an operator with two consumers
+        m.passed(6, 1, 0, Outcome::Nothing); // the ticks end at a collect
         assert_eq!(m.wait_timeout(Duration::ZERO), None, "two copies are still in arcs");
-        m.passed(7, 1, 0, false);
-        m.passed(8, 1, 0, true);
+        m.passed(7, 1, 0, Outcome::Nothing);
+        m.passed(8, 1, 0, Outcome::Adopted { transforms: vec![] });
         let report = m.wait().expect("complete");
         assert_eq!(report.reached.iter().map(|r| r.0).collect::<Vec<_>>(), vec![5, 6, 7, 8]);
         assert_eq!(report.adopted, vec![8]);
@@ -292,7 +403,7 @@ mod tests {
             let control = Control::new();
             let done = control.request(Action::NoOp);
             done.inserted(1);
-            done.passed(3, 1, 0, false);
+            done.passed(3, 1, 0, Outcome::Nothing);
             control.request(Action::NoOp);
             control.finish();
         });

@@ -27,10 +27,14 @@
 mod control;
 mod marker;
 mod slot;
+mod state;
 mod versions;
 
 pub use control::Control;
-pub use marker::{Action, MarkError, MarkReport, Marker};
+pub(crate) use marker::Outcome;
+pub use marker::{Action, Changes, MarkError, MarkReport, Marker, Rejection};
 pub use slot::{current, FnSlot, Replacement};
+pub(crate) use state::StateRef;
+pub use state::{State, Transform};
 pub(crate) use versions::VersionScope;
 pub use versions::Versions;

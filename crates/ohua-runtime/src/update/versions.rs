@@ -5,7 +5,7 @@ use std::any::Any;
 use std::cell::Cell;
 use std::sync::Arc;
 
-use super::marker::Action;
+use super::marker::Changes;
 
 /// The function replacements one operator has adopted, by slot. Shared
 /// (`Arc`) between operators that adopted the same ones; an operator that
@@ -18,10 +18,9 @@ pub struct Versions {
 
 impl Versions {
     /// The map after an operator running the nodes named `operators` saw a
-    /// marker carrying `action`, if anything in it applies to them.
-    pub(crate) fn adopt(prev: Option<&Arc<Versions>>, action: &Action, operators: &[&str]) -> Option<Arc<Versions>> {
-        let Action::Update(replacements) = action else { return None };
-        let mut applies = replacements.iter().filter(|r| operators.iter().any(|o| r.applies_to(o))).peekable();
+    /// marker carrying `changes`, if a replacement in it applies to them.
+    pub(crate) fn adopt(prev: Option<&Arc<Versions>>, changes: &Changes, operators: &[&str]) -> Option<Arc<Versions>> {
+        let mut applies = changes.replacements.iter().filter(|r| operators.iter().any(|o| r.applies_to(o))).peekable();
         applies.peek()?;
         let mut entries = prev.map(|p| p.entries.clone()).unwrap_or_default();
         for r in applies {

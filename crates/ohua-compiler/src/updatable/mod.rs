@@ -25,8 +25,10 @@
 //! `unsafe` and `extern` functions, methods and `impl Trait` arguments are
 //! rejected with a spanned error.
 
+mod methods;
+
 use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote, quote_spanned};
+use quote::{format_ident, quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
 
 /// Expand `#[ohua::updatable]` on `item`.
@@ -46,9 +48,12 @@ fn updatable(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
     if !attr.is_empty() {
         return Err(syn::Error::new(attr.span(), "`#[ohua::updatable]` takes no arguments"));
     }
-    let f: syn::ItemFn = syn::parse2(item).map_err(|e| {
-        syn::Error::new(e.span(), "`#[ohua::updatable]` goes on a free function (`fn name(..) -> T { .. }`)")
-    })?;
+    let item: syn::Item = syn::parse2(item).map_err(|e| syn::Error::new(e.span(), WHERE))?;
+    let f = match item {
+        syn::Item::Fn(f) => f,
+        syn::Item::Impl(imp) => return methods::updatable_impl(imp),
+        other => return Err(syn::Error::new(other.span(), WHERE)),
+    };
     check_signature(&f.sig)?;
     let syn::ItemFn { attrs, vis, sig, block } = &f;
     let name = &sig.ident;
@@ -57,7 +62,7 @@ fn updatable(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
     let mut types = Vec::new();
     for (k, input) in sig.inputs.iter().enumerate() {
         let syn::FnArg::Typed(t) = input else {
-            return Err(syn::Error::new(input.span(), "`#[ohua::updatable]` does not support methods yet: move the body into a free function that takes the state (`fn load(cache: &mut Cache, ..)`), mark that one and call it from the method"));
+            return Err(syn::Error::new(input.span(), "`#[ohua::updatable]` on a method: put it on the `impl` block instead (`#[ohua::updatable] impl Cache { .. }`), which makes every method taking `self` replaceable and the type a state that updates can transform"));
         };
         if let syn::Type::ImplTrait(_) = &*t.ty {
             return Err(syn::Error::new(
@@ -66,14 +71,11 @@ fn updatable(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
             ));
         }
         params.push(format_ident!("__ohua_a{}", k));
-        types.push(&t.ty);
+        types.push(t.ty.to_token_stream());
     }
     let output = &sig.output;
-    // Named lifetimes (`fn f<'a>(x: &'a str) -> &'a str`) become a
-    // higher-ranked function pointer type.
-    let lifetimes: Vec<_> = sig.generics.lifetimes().map(|l| &l.lifetime).collect();
-    let binder = (!lifetimes.is_empty()).then(|| quote!(for<#(#lifetimes),*>));
-    let fn_ty = quote!(#binder fn(#(#types),*) #output);
+    let lifetimes: Vec<_> = sig.generics.lifetimes().map(|l| l.lifetime.to_token_stream()).collect();
+    let fn_ty = fn_pointer_type(&lifetimes, &types, &output.to_token_stream());
     let generics = &sig.generics;
     let body_sig = syn::Signature { ident: format_ident!("__ohua_body"), ..sig.clone() };
     let outer_inputs = params.iter().zip(&types).map(|(p, t)| quote!(#p: #t));
@@ -100,6 +102,16 @@ fn updatable(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
             &SLOT
         }
     })
+}
+
+const WHERE: &str = "`#[ohua::updatable]` goes on a free function (`fn name(..) -> T { .. }`) \
+                     or on an inherent impl block (`impl Cache { .. }`)";
+
+/// The function pointer type of a slot; named lifetimes (`fn f<'a>(x: &'a
+/// str) -> &'a str`) make it higher-ranked.
+fn fn_pointer_type(lifetimes: &[TokenStream], types: &[TokenStream], output: &TokenStream) -> TokenStream {
+    let binder = (!lifetimes.is_empty()).then(|| quote!(for<#(#lifetimes),*>));
+    quote!(#binder fn(#(#types),*) #output)
 }
 
 /// `__ohua_slot_<name>`: the function that returns `name`'s slot.
