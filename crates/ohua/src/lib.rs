@@ -58,12 +58,15 @@
 pub use ohua_macros::{algorithm, replace, updatable};
 
 mod service;
-pub use service::{service, Pending, Service, Update};
+pub use service::{restore, service, Pending, Service, Update};
 
 /// Live updates: replaceable functions and the markers that carry updates
 /// through a running service (see [`Service`]).
 pub mod update {
-    pub use ohua_runtime::update::{current, FnSlot, MarkError, MarkReport, Rejection, Replacement, State, Transform};
+    pub use ohua_runtime::update::{
+        current, Checkpoint, FnSlot, MarkError, MarkReport, Rejection, Replacement, SavedState, State, StateKinds,
+        Transform,
+    };
 }
 pub use ohua_runtime::context::{is_sequential, last_operator_panic, OperatorPanic};
 

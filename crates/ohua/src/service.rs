@@ -4,7 +4,9 @@
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
-use ohua_runtime::update::{Action, Changes, Control, MarkError, MarkReport, Replacement, State, Transform};
+use ohua_runtime::update::{
+    Action, Changes, Checkpoint, Control, MarkError, MarkReport, Replacement, State, StateKinds, Transform,
+};
 
 /// A running algorithm: the call `run` makes on a thread of its own, with a
 /// handle to update it while it runs.
@@ -66,13 +68,52 @@ pub struct Service<R> {
 ///
 /// If the thread cannot be spawned.
 pub fn service<R: Send + 'static>(run: impl FnOnce() -> R + Send + 'static) -> Service<R> {
-    let control = Control::new();
+    start(Control::new(), run)
+}
+
+fn start<R: Send + 'static>(control: Arc<Control>, run: impl FnOnce() -> R + Send + 'static) -> Service<R> {
     let c = control.clone();
     let thread = std::thread::Builder::new()
         .name("ohua-service".into())
         .spawn(move || ohua_runtime::context::with_control(c, run))
         .expect("ohua: cannot spawn the service thread");
     Service { control, thread }
+}
+
+/// Start `run` as a service whose operators begin from the states of
+/// `checkpoint` (taken with [`Service::checkpoint`] from a service of the
+/// same algorithm): before the loop takes its first item, every operator
+/// that held a saved state gets it back. Feed the new service the items
+/// after the cut (`checkpoint.items_before()` onwards) to continue where
+/// the checkpoint was taken.
+///
+/// # Errors
+///
+/// [`MarkError::NoState`] if a saved state found no operator holding one of
+/// its type at its place (another algorithm), [`MarkError::Rejected`] if one
+/// could not be loaded (its type is not in `kinds`, or its JSON does not
+/// parse), [`MarkError::NotReached`] if the service ended first. The service
+/// is stopped then.
+///
+/// # Panics
+///
+/// If the thread cannot be spawned.
+pub fn restore<R: Send + 'static>(
+    checkpoint: Checkpoint,
+    kinds: &StateKinds,
+    run: impl FnOnce() -> R + Send + 'static,
+) -> Result<Service<R>, MarkError> {
+    let control = Control::new();
+    // Requested before the run starts: the loop inserts it before its first item.
+    let restoring = control.request(Action::Restore(Box::new((checkpoint, kinds.clone()))));
+    let service = start(control, run);
+    match restoring.wait() {
+        Ok(_) => Ok(service),
+        Err(e) => {
+            service.stop();
+            Err(e)
+        }
+    }
 }
 
 /// Function replacements and state transforms applied together at one
@@ -185,6 +226,21 @@ impl<R> Service<R> {
     /// As [`Service::update`].
     pub fn marker(&self) -> Result<MarkReport, MarkError> {
         self.control.request(Action::NoOp).wait()
+    }
+
+    /// Take a consistent checkpoint: at the next cut, every operator saves
+    /// the states of the types in `kinds` that it holds (as JSON), without
+    /// stopping the service. [`Checkpoint::cut`] says how many items each
+    /// loop had taken before it; [`restore`] starts a service from it.
+    ///
+    /// # Errors
+    ///
+    /// [`MarkError::NoState`] if no operator held a state of one of the
+    /// types, [`MarkError::Rejected`] if one could not be serialized,
+    /// [`MarkError::NotReached`] if the service ended first.
+    pub fn checkpoint(&self, kinds: &StateKinds) -> Result<Checkpoint, MarkError> {
+        let report = self.control.request(Action::Checkpoint(kinds.clone())).wait()?;
+        Ok(Checkpoint { cut: report.cut, states: report.saved })
     }
 
     /// Ask the service's top-level loops to stop taking items. Items

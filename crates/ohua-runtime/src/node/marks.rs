@@ -6,11 +6,7 @@ use std::sync::Arc;
 
 use crate::graph::GraphInfo;
 use crate::packet::Mark;
-use crate::update::{Action, Changes, Control, Outcome, StateRef, VersionScope, Versions};
-
-/// Calls its argument on every state an operator holds across a marker
-/// (`StickySet::visit_states`), in the same order each time.
-pub(crate) type VisitStates<'s> = &'s mut dyn FnMut(&mut dyn FnMut(StateRef<'_>));
+use crate::update::{Action, Changes, Control, Outcome, VersionScope, Versions, VisitStates};
 
 /// Handed to every operator of a run that has a [`Control`] (a service),
 /// through [`super::Node::attach`].
@@ -59,18 +55,31 @@ impl Marks {
     /// transforming the states `states` visits.
     pub(crate) fn passed(&mut self, m: Mark, consumed: usize, forwarded: usize, states: Option<VisitStates<'_>>) {
         let marker = self.control.marker(m.id);
-        let outcome = match marker.action() {
-            Action::NoOp => Outcome::Nothing,
-            Action::Update(changes) => self.adopt(changes, states),
+        let name = self.names.first().copied().unwrap_or("?");
+        let outcome = match (marker.action(), states) {
+            (Action::NoOp, _) => Outcome::Nothing,
+            (Action::Update(changes), states) => self.adopt(changes, states),
+            (Action::Checkpoint(kinds), Some(visit)) => match kinds.save_all(name, visit) {
+                Ok(saved) => Outcome::Saved(saved),
+                Err(message) => Outcome::Rejected { operator: name, message },
+            },
+            (Action::Restore(r), Some(visit)) => match r.1.restore_all(&r.0, name, visit) {
+                Ok(0) => Outcome::Nothing,
+                Ok(_) => Outcome::Restored { operator: name },
+                Err(message) => Outcome::Rejected { operator: name, message },
+            },
+            (Action::Checkpoint(_) | Action::Restore(_), None) => Outcome::Nothing,
         };
         marker.passed(self.node, consumed, forwarded, outcome);
     }
 
-    /// Whether marker `m` carries a state transform for this operator (it
-    /// must then hold its states before it passes the marker).
+    /// Whether marker `m` transforms, saves or restores states of this
+    /// operator (it must then hold its states before it passes the marker).
     pub(crate) fn wants_states(&self, m: Mark) -> bool {
         match self.control.marker(m.id).action() {
             Action::Update(changes) => !self.my_transforms(changes).is_empty(),
+            Action::Checkpoint(kinds) => !kinds.names().is_empty(),
+            Action::Restore(r) => r.0.states.iter().any(|s| self.names.first() == Some(&s.operator.as_str())),
             Action::NoOp => false,
         }
     }

@@ -72,6 +72,10 @@ struct Service {
     control: Arc<Control>,
     /// How many of the requested markers this entry has inserted.
     inserted: usize,
+    /// This entry's node id, and the items it has sent into the loop (the
+    /// position of a cut, for checkpoints).
+    node: usize,
+    items: u64,
 }
 
 /// A `next()` that takes this long (with a `size_hint` lower bound of 0)
@@ -129,6 +133,9 @@ where
             self.elements.send(x);
             self.ticks.send(());
             done += 1;
+            if let Some(service) = &mut self.service {
+                service.items += 1;
+            }
         }
         if self.service.as_ref().is_some_and(|s| s.control.stopping()) {
             // The items already taken are in the body; the source is
@@ -193,6 +200,9 @@ where
                     let more = if ready > 0 {
                         let (sent, more) = emit_run(it, &mut self.elements, &mut self.ticks, room.min(ready));
                         done += sent;
+                        if let Some(service) = &mut self.service {
+                            service.items += sent as u64;
+                        }
                         more
                     } else if done > 0 && self.blocks {
                         // Let the body run on what was emitted (see `blocks`).
@@ -224,6 +234,9 @@ where
                             } else {
                                 self.elements.send(x);
                                 self.ticks.send(());
+                                if let Some(service) = &mut self.service {
+                                    service.items += 1;
+                                }
                             }
                             done += 1;
                         }
@@ -281,7 +294,7 @@ where
         // Only the top-level loops cut: a nested loop entry forwards the
         // markers of its enclosing loop.
         if self.level == 0 {
-            self.service = Some(Service { control: at.control().clone(), inserted: 0 });
+            self.service = Some(Service { control: at.control().clone(), inserted: 0, node: at.node, items: 0 });
         }
     }
 }
@@ -295,7 +308,7 @@ impl Service {
             let marker = self.control.marker(self.inserted as u32);
             let m = Mark { level, id: marker.id() };
             let arcs = elements.send_mark(m) + ticks.send_mark(m);
-            marker.inserted(arcs);
+            marker.inserted(self.node, self.items, arcs);
             self.inserted += 1;
             done += 1;
         }

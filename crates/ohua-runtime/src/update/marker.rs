@@ -3,6 +3,7 @@
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
+use super::checkpoint::{Checkpoint, SavedState, StateKinds};
 use super::slot::Replacement;
 use super::state::Transform;
 
@@ -17,6 +18,12 @@ pub enum Action {
     /// addressed to its name), so the iterations after the cut call the new
     /// functions on the new states and the ones before it the old ones.
     Update(Changes),
+    /// Save the states of these types that operators hold across the cut
+    /// (a checkpoint, `checkpoint.rs`).
+    Checkpoint(StateKinds),
+    /// Put a checkpoint's states in place of those the operators hold (sent
+    /// before a service's first item).
+    Restore(Box<(Checkpoint, StateKinds)>),
 }
 
 /// What an update changes (see [`Action::Update`]).
@@ -45,6 +52,8 @@ impl std::fmt::Debug for Action {
                 .field("replace", &c.replacements.iter().map(Replacement::describe).collect::<Vec<_>>())
                 .field("transform", &c.transforms.iter().map(Transform::describe).collect::<Vec<_>>())
                 .finish(),
+            Action::Checkpoint(kinds) => f.debug_tuple("Checkpoint").field(kinds).finish(),
+            Action::Restore(r) => write!(f, "Restore({} states)", r.0.states.len()),
         }
     }
 }
@@ -60,6 +69,10 @@ pub(crate) enum Outcome {
     /// A transform failed or panicked: the operator kept its old state and
     /// functions.
     Rejected { operator: &'static str, message: String },
+    /// It saved these states (a checkpoint).
+    Saved(Vec<SavedState>),
+    /// It restored the states a checkpoint saved for operator `operator`.
+    Restored { operator: &'static str },
 }
 
 /// An operator that refused an update because a state transform failed.
@@ -121,6 +134,11 @@ pub struct MarkReport {
     pub adopted: Vec<usize>,
     /// Operators (node ids) that transformed a state.
     pub transformed: Vec<usize>,
+    /// Per top-level loop entry (node id): the items it had taken before
+    /// the cut.
+    pub cut: Vec<(usize, u64)>,
+    /// The states a checkpoint marker saved, by operator and position.
+    pub saved: Vec<SavedState>,
 }
 
 #[derive(Debug)]
@@ -143,6 +161,9 @@ struct Progress {
     /// Per transform of the action: how many states it replaced.
     applied: Vec<usize>,
     rejections: Vec<Rejection>,
+    cut: Vec<(usize, u64)>,
+    saved: Vec<SavedState>,
+    restored: Vec<&'static str>,
 }
 
 /// A requested marker: its action, and its progress through the run.
@@ -174,9 +195,12 @@ impl Marker {
             transformed: Vec::new(),
             applied: match &action {
                 Action::Update(c) => vec![0; c.transforms.len()],
-                Action::NoOp => Vec::new(),
+                _ => Vec::new(),
             },
             rejections: Vec::new(),
+            cut: Vec::new(),
+            saved: Vec::new(),
+            restored: Vec::new(),
         };
         Marker { id, action, requested: Instant::now(), progress: Mutex::new(progress), done: Condvar::new() }
     }
@@ -202,9 +226,11 @@ impl Marker {
         self.progress.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// A loop entry inserted the marker into `arcs` arcs.
-    pub(crate) fn inserted(&self, arcs: usize) {
+    /// Loop entry `node`, which had taken `items` items, inserted the
+    /// marker into `arcs` arcs.
+    pub(crate) fn inserted(&self, node: usize, items: u64, arcs: usize) {
         let mut p = self.lock();
+        p.cut.push((node, items));
         if p.inserted.is_none() {
             let after = self.requested.elapsed();
             p.inserted = Some(after);
@@ -235,6 +261,8 @@ impl Marker {
                 tracing::warn!(target: "ohua::update", marker = self.id, operator, %message, "a state transform failed: the operator keeps its old version");
                 p.rejections.push(Rejection { node, operator: operator.to_string(), message });
             }
+            Outcome::Saved(states) => p.saved.extend(states),
+            Outcome::Restored { operator } => p.restored.push(operator),
         }
         self.settle(&mut p);
     }
@@ -322,16 +350,34 @@ impl Marker {
             reached: p.reached.clone(),
             adopted: p.adopted.clone(),
             transformed: p.transformed.clone(),
+            cut: {
+                let mut cut = p.cut.clone();
+                cut.sort_unstable();
+                cut
+            },
+            saved: {
+                let mut saved = p.saved.clone();
+                saved.sort_by(|a, b| (&a.operator, a.position).cmp(&(&b.operator, b.position)));
+                saved
+            },
         };
         if !p.rejections.is_empty() {
             return Err(MarkError::Rejected { rejections: p.rejections.clone(), report: Box::new(report) });
         }
         let unused = match &self.action {
-            Action::Update(c) => c.transforms.iter().zip(&p.applied).find(|(_, n)| **n == 0).map(|(t, _)| t),
+            Action::Update(c) => c.transforms.iter().zip(&p.applied).find(|(_, n)| **n == 0).map(|(t, _)| t.describe()),
+            Action::Restore(r) => r.0.states.iter().find(|s| !p.restored.contains(&s.operator.as_str())).map(|s| {
+                format!("{} (saved at {} position {}; no such operator holds one)", s.state, s.operator, s.position)
+            }),
+            Action::Checkpoint(kinds) => kinds
+                .names()
+                .into_iter()
+                .find(|n| !p.saved.iter().any(|s| s.state == *n))
+                .map(|n| format!("{n} (to save)")),
             Action::NoOp => None,
         };
         match unused {
-            Some(t) => Err(MarkError::NoState { state: t.describe(), report: Box::new(report) }),
+            Some(state) => Err(MarkError::NoState { state, report: Box::new(report) }),
             None => Ok(report),
         }
     }
@@ -350,7 +396,7 @@ mod tests {
         let control = Control::new();
         let m = control.request(Action::NoOp);
         assert!(!m.was_inserted());
-        m.inserted(2); // a loop entry's elements and ticks
+        m.inserted(1, 0, 2); // a loop entry's elements and ticks
         m.passed(5, 1, 2, Outcome::Nothing); // an operator with two consumers
         m.passed(6, 1, 0, Outcome::Nothing); // the ticks end at a collect
         assert_eq!(m.wait_timeout(Duration::ZERO), None, "two copies are still in arcs");
@@ -371,7 +417,7 @@ mod tests {
         let control = Control::new();
         let never_inserted = control.request(Action::NoOp);
         let in_flight = control.request(Action::NoOp);
-        in_flight.inserted(1);
+        in_flight.inserted(1, 0, 1);
         control.finish();
         assert_eq!(never_inserted.wait(), Err(MarkError::NotReached));
         assert_eq!(in_flight.wait(), Err(MarkError::NotReached));
@@ -402,7 +448,7 @@ mod tests {
         tracing::subscriber::with_default(subscriber, || {
             let control = Control::new();
             let done = control.request(Action::NoOp);
-            done.inserted(1);
+            done.inserted(1, 0, 1);
             done.passed(3, 1, 0, Outcome::Nothing);
             control.request(Action::NoOp);
             control.finish();

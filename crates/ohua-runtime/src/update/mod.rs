@@ -24,17 +24,19 @@
 //! assert!(marker.wait().is_err());
 //! ```
 
+mod checkpoint;
 mod control;
 mod marker;
 mod slot;
 mod state;
 mod versions;
 
+pub use checkpoint::{Checkpoint, SavedState, StateKinds};
 pub use control::Control;
 pub(crate) use marker::Outcome;
 pub use marker::{Action, Changes, MarkError, MarkReport, Marker, Rejection};
 pub use slot::{current, FnSlot, Replacement};
-pub(crate) use state::StateRef;
 pub use state::{State, Transform};
+pub(crate) use state::{StateRef, VisitStates};
 pub(crate) use versions::VersionScope;
 pub use versions::Versions;

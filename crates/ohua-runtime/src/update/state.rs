@@ -57,13 +57,17 @@ impl<'a> StateRef<'a> {
     }
 
     /// The value as an `S`, if it is one.
-    fn downcast<S: State>(&mut self) -> Option<&mut S> {
+    pub(crate) fn downcast<S: State>(&mut self) -> Option<&mut S> {
         // SAFETY: the ids are equal, so the value's type is `S` up to
         // lifetimes, and `S` has none (`State`'s contract): it is an `S`.
         // The pointer came from a `&'a mut` that this borrows.
         (self.id == TypeId::of::<S>()).then(|| unsafe { self.value.cast::<S>().as_mut() })
     }
 }
+
+/// Calls its argument on every state an operator holds across a marker
+/// (`StickySet::visit_states`), in the same order each time.
+pub(crate) type VisitStates<'s> = &'s mut dyn FnMut(&mut dyn FnMut(StateRef<'_>));
 
 type Compute = dyn Fn(&mut StateRef<'_>) -> Option<Result<Box<dyn Any + Send>, String>> + Send + Sync;
 
