@@ -5,7 +5,8 @@
 //!
 //! ```text
 //! cargo run --release -p ohua-bench            # all benchmarks
-//! cargo run --release -p ohua-bench -- chain   # one of: chain, balanced, hop, calls, replicate
+//! cargo run --release -p ohua-bench -- chain   # one of: chain, balanced, hop, calls, replicate, update
+//! UPDATE_RATE=10000 cargo run --release -p ohua-bench -- update   # latency over a live update (update/mod.rs)
 //! ```
 
 // glibc's malloc serialises frees of memory another thread allocated (arena
@@ -21,6 +22,7 @@ mod chain;
 mod common;
 mod hop;
 mod replicate;
+mod update;
 
 const BENCHMARKS: &[(&str, fn())] = &[
     ("chain", chain::run),
@@ -28,6 +30,7 @@ const BENCHMARKS: &[(&str, fn())] = &[
     ("hop", hop::run),
     ("calls", calls::run),
     ("replicate", replicate::run),
+    ("update", update::run),
 ];
 
 fn main() {

@@ -1,0 +1,207 @@
+//! `update`: latency of a running service over a change of version (issue
+//! 13, "Benchmark"): a live update against draining and restarting.
+//!
+//! An open-loop client sends requests at a constant rate (`UPDATE_RATE`,
+//! default 20,000/s) through a gate to a server written as an algorithm
+//! (`server.rs`, ~15 µs of CPU work per request). At `UPDATE_AT` (1.0 s)
+//! into a run of `UPDATE_SECS` (3 s), each variant moves the server to
+//! version 2 in its own way (`run.rs`): a no-op marker (the baseline), a
+//! live update (`Service::update`), drain-and-swap, restart. Every variant is
+//! a fresh run, `UPDATE_ROUNDS` (5) rounds of all four; the table gives the
+//! median over rounds, the plot (`UPDATE_SVG`) the median p99 and max per
+//! 100 ms window.
+
+mod load;
+mod plot;
+mod run;
+mod server;
+mod stats;
+
+use std::time::Duration;
+
+use crate::common::header;
+use run::{Plan, Variant};
+use stats::{median, Summary, Window};
+
+/// A setting from the environment, or `default`.
+fn setting<T: std::str::FromStr>(name: &str, default: T) -> T {
+    match std::env::var(name) {
+        Ok(v) => v.parse().unwrap_or_else(|_| panic!("update: {name}={v} is not a valid value")),
+        Err(_) => default,
+    }
+}
+
+fn ms(us: u64) -> String {
+    format!("{:.2}", us as f64 / 1e3)
+}
+
+/// Prints how the default deployment runs the server (after the warm-up,
+/// so it is planned from measured costs, as in every variant).
+fn describe() {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let (reply_tx, _replies) = std::sync::mpsc::channel();
+    for id in 0..2_000 {
+        tx.send(server::Request { id, key: id % server::KEYS }).expect("receiver alive");
+    }
+    drop(tx);
+    let (_, reports) = ohua::profile(|| server::server(rx, reply_tx));
+    let r = &reports[0];
+    let replicated: Vec<String> = r
+        .nodes
+        .iter()
+        .filter(|n| !n.replicas.is_empty())
+        .map(|n| format!("{} x{}", n.name, n.replicas.len()))
+        .collect();
+    let replicated = if replicated.is_empty() { "nothing".to_string() } else { replicated.join(", ") };
+    println!("deploy  : default (auto): {} section(s), replicates {replicated}", r.sections);
+}
+
+/// Runs the benchmark.
+pub fn run() {
+    header("update", "latency over a version change: live update vs drain-and-swap vs restart");
+    let plan = Plan {
+        rate: setting("UPDATE_RATE", 20_000.0),
+        length: Duration::from_secs_f64(setting("UPDATE_SECS", 3.0)),
+        update_at: Duration::from_secs_f64(setting("UPDATE_AT", 1.0)),
+    };
+    let rounds: usize = setting("UPDATE_ROUNDS", 5);
+    let default_svg = concat!(env!("CARGO_MANIFEST_DIR"), "/results/update-latency.svg");
+    let svg_path: String = setting("UPDATE_SVG", default_svg.to_string());
+    server::calibrate();
+    // Both versions run once first, so every measured run is planned from measured costs.
+    let warm = Plan { length: Duration::from_millis(600), update_at: Duration::from_millis(300), ..plan };
+    run::run(Variant::Restart, &warm);
+    let capacity = load::capacity(40_000);
+    describe();
+    println!(
+        "load    : {} requests/s open loop for {:?}, update at {:?}; {:?} of CPU work per request",
+        plan.rate,
+        plan.length,
+        plan.update_at,
+        server::work_per_request()
+    );
+    println!(
+        "capacity: {capacity:.0} requests/s when fed in one burst, so the rate is {:.0} % of it",
+        100.0 * plan.rate / capacity
+    );
+    println!("rounds  : {rounds} (each variant once per round, each run a fresh service); medians over rounds\n");
+
+    let mut results: Vec<Vec<(Summary, Vec<Window>)>> = vec![Vec::new(); Variant::ALL.len()];
+    for round in 1..=rounds {
+        for (k, &variant) in Variant::ALL.iter().enumerate() {
+            let outcome = run::run(variant, &plan);
+            let ws = stats::windows(&outcome, &plan);
+            let s = stats::summarize(&outcome, &ws, &plan);
+            let first = s.first_v2.map_or("-".to_string(), |us| format!("{} ms", ms(us)));
+            let cpu = outcome.cpu.map_or("-".to_string(), |c| format!("{:.0} %", c * 100.0));
+            println!(
+                "round {round} {:<15} cpu {cpu:>4}, action took {:>7.3} ms, first v2 reply {first} after the update time: {}",
+                variant.label(),
+                outcome.took.as_secs_f64() * 1e3,
+                outcome.detail
+            );
+            let problems = stats::problems(variant, &s);
+            if !problems.is_empty() {
+                println!("  !! {}: {}", variant.label(), problems.join(", "));
+            }
+            results[k].push((s, ws));
+        }
+    }
+    table(&results);
+    targets(&results);
+    let series: Vec<plot::Series<'_>> = Variant::ALL
+        .iter()
+        .zip(&results)
+        .map(|(v, runs)| plot::Series { label: v.label(), windows: median_windows(runs) })
+        .collect();
+    let title = format!("p99 and max latency per 100 ms window, {} requests/s, median of {rounds} rounds", plan.rate);
+    let svg = plot::svg(&series, plan.length, plan.update_at, &title);
+    if let Some(dir) = std::path::Path::new(&svg_path).parent() {
+        std::fs::create_dir_all(dir).expect("update: cannot create the plot's folder");
+    }
+    std::fs::write(&svg_path, svg).expect("update: cannot write the plot");
+    println!("plot    : {svg_path}");
+}
+
+/// Per window, the median over rounds of p50, p99 and max.
+fn median_windows(runs: &[(Summary, Vec<Window>)]) -> Vec<Window> {
+    let count = runs.iter().map(|r| r.1.len()).min().unwrap_or(0);
+    (0..count)
+        .map(|i| Window {
+            p50: median(runs.iter().map(|r| r.1[i].p50).collect()),
+            p99: median(runs.iter().map(|r| r.1[i].p99).collect()),
+            max: median(runs.iter().map(|r| r.1[i].max).collect()),
+        })
+        .collect()
+}
+
+/// The table: medians over rounds, except lost/dup/mismatched, which are sums.
+fn table(results: &[Vec<(Summary, Vec<Window>)>]) {
+    println!("\nlatency [ms] from intended arrival to reply; median over rounds (lost, dup, mismatched: sum)");
+    println!(
+        "  {:<16} {:>9} {:>9} {:>11} {:>9} {:>8} {:>9} {:>5} {:>4} {:>5}",
+        "variant", "upd p99", "upd max", "±200ms max", "base p99", "upd/base", "max", "lost", "dup", "mism"
+    );
+    for (v, runs) in Variant::ALL.iter().zip(results) {
+        let m = |f: fn(&Summary) -> u64| median(runs.iter().map(|r| f(&r.0)).collect());
+        let sum = |f: fn(&Summary) -> u64| runs.iter().map(|r| f(&r.0)).sum::<u64>();
+        // Each run's update window against its own windows before the update.
+        let mut own: Vec<f64> = runs.iter().map(|r| r.0.update_p99 as f64 / r.0.base_p99.max(1) as f64).collect();
+        own.sort_by(f64::total_cmp);
+        println!(
+            "  {:<16} {:>9} {:>9} {:>11} {:>9} {:>7.2}x {:>9} {:>5} {:>4} {:>5}",
+            v.label(),
+            ms(m(|s| s.update_p99)),
+            ms(m(|s| s.update_max)),
+            ms(m(|s| s.near_max)),
+            ms(m(|s| s.base_p99)),
+            own[own.len() / 2],
+            ms(m(|s| s.max)),
+            sum(|s| s.lost),
+            sum(|s| s.duplicates),
+            sum(|s| s.mismatches + s.regressions),
+        );
+    }
+}
+
+/// One of the issue's targets: `variant`'s number over `against`'s.
+struct Target {
+    variant: usize,
+    against: usize,
+    /// The update window's max (a spike) rather than its p99.
+    spike: bool,
+    /// The ratio must be at least `bound` (otherwise at most).
+    at_least: bool,
+    bound: f64,
+}
+
+/// The issue's targets, as ratios per round and their median.
+fn targets(results: &[Vec<(Summary, Vec<Window>)>]) {
+    println!();
+    let rows = [
+        Target { variant: 1, against: 0, spike: false, at_least: false, bound: 1.2 },
+        Target { variant: 2, against: 1, spike: true, at_least: true, bound: 5.0 },
+        Target { variant: 3, against: 1, spike: true, at_least: true, bound: 20.0 },
+    ];
+    for t in rows {
+        let pick = |s: &Summary| if t.spike { s.update_max } else { s.update_p99 };
+        let ratios: Vec<f64> = (results[t.variant].iter().zip(&results[t.against]))
+            .map(|(x, y)| pick(&x.0) as f64 / pick(&y.0).max(1) as f64)
+            .collect();
+        let mut sorted = ratios.clone();
+        sorted.sort_by(f64::total_cmp);
+        let med = sorted[sorted.len() / 2];
+        let met = if t.at_least { med >= t.bound } else { med <= t.bound };
+        let each: Vec<String> = ratios.iter().map(|r| format!("{r:.2}")).collect();
+        println!(
+            "  {} / {}, update-window {}: {med:.2}x (rounds: {})  target {} {}  {}",
+            Variant::ALL[t.variant].label(),
+            Variant::ALL[t.against].label(),
+            if t.spike { "max" } else { "p99" },
+            each.join(" "),
+            if t.at_least { ">=" } else { "<=" },
+            t.bound,
+            if met { "✓" } else { "✗" }
+        );
+    }
+}
