@@ -616,6 +616,12 @@ fn indent(s: &str) -> String {
 
 /// The whole generated file: prelude, `count` programs, and `all_programs`.
 pub fn file(seed: u64, count: usize) -> String {
+    file_of(seed, 0..count)
+}
+
+/// A generated file with the programs numbered `range` (a program depends
+/// only on the seed and its number, so parts of a run can be compiled apart).
+pub fn file_of(seed: u64, range: std::ops::Range<usize>) -> String {
     let mut out = String::from(PRELUDE);
     out += &format!("pub const SEED: u64 = {seed};\n");
     let mut rng = Rng::new(seed ^ 0xABCD);
@@ -625,7 +631,7 @@ pub fn file(seed: u64, count: usize) -> String {
         random.join(", ")
     );
     let mut table = String::from("pub fn all_programs() -> Vec<(usize, &'static str, fn(&[(Vec<i64>, i64)]) -> Result<(), String>)> {\n    vec![\n");
-    for i in 0..count {
+    for i in range {
         let p = program(seed, i);
         table += &format!("        ({i}, r####\"{p}\"####, p{i}::run),\n");
         out += &p;

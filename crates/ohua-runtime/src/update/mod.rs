@@ -40,3 +40,6 @@ pub use state::{State, Transform};
 pub(crate) use state::{StateRef, VisitStates};
 pub(crate) use versions::VersionScope;
 pub use versions::Versions;
+
+#[cfg(all(test, loom))]
+mod loom_models;

@@ -1,0 +1,11 @@
+//! Generated programs, part 3 of 5 (`build.rs`, `ohua_generated::check_all`).
+
+// Generated programs are random code: rustc and clippy style lints do not apply.
+#![allow(unused, unused_mut, unused_variables, unused_assignments, unused_parens, dead_code, clippy::all)]
+
+include!(concat!(env!("OUT_DIR"), "/part3.rs"));
+
+#[test]
+fn generated_programs_equal_sequential() {
+    ohua_generated::check_all(all_programs(), inputs(), SEED, env!("CARGO_TARGET_TMPDIR"));
+}
