@@ -38,17 +38,23 @@ pub fn within<R: Send + 'static>(secs: u64, what: &str, f: impl FnOnce() -> R + 
 /// sectionings with arcs of 4, so a cut crosses sections with packets
 /// queued on both sides of it.
 pub fn live_deployments() -> Vec<(String, Deployment)> {
+    with_random_sections(30..34, 3, 4)
+}
+
+/// [`deployments`] plus, per seed in `seeds`, 2 workers on `2 + seed %
+/// spread` random sections with batches and arcs of `queue`.
+pub fn with_random_sections(seeds: std::ops::Range<u64>, spread: u64, queue: usize) -> Vec<(String, Deployment)> {
     let mut ds = deployments();
-    for seed in 30..34 {
+    for seed in seeds {
         let d = Deployment {
             workers: 2,
-            sections: SectionStrategy::Random { sections: 2 + (seed % 3) as usize, seed },
-            batch_size: 4,
-            arc_capacity: 4,
+            sections: SectionStrategy::Random { sections: 2 + (seed % spread) as usize, seed },
+            batch_size: queue,
+            arc_capacity: queue,
             replicas: Default::default(),
             io: Default::default(),
         };
-        ds.push((format!("random sections seed {seed}, arcs of 4"), d));
+        ds.push((format!("random sections seed {seed}, arcs of {queue}"), d));
     }
     ds
 }

@@ -17,19 +17,7 @@ fn within<R: Send + 'static>(secs: u64, f: impl FnOnce() -> R + Send + 'static) 
 /// Every deployment of the conformance suite, plus random ones that put the
 /// loop's source in a section with some of the body but not all of it.
 fn all_deployments() -> Vec<(String, Deployment)> {
-    let mut ds = ohua_conformance::deployments();
-    for seed in 10..22 {
-        let d = Deployment {
-            workers: 2,
-            sections: SectionStrategy::Random { sections: 2 + (seed % 2) as usize, seed },
-            batch_size: 64,
-            arc_capacity: 64,
-            replicas: Default::default(),
-            io: Default::default(),
-        };
-        ds.push((format!("random sections seed {seed}, batch 64"), d));
-    }
-    ds
+    ohua_conformance::with_random_sections(10..22, 2, 64)
 }
 
 fn double(x: u64) -> u64 {

@@ -108,15 +108,12 @@ impl Replacement {
 
     /// Whether the operator named `operator` adopts this replacement.
     pub fn applies_to(&self, operator: &str) -> bool {
-        self.at.as_deref().is_none_or(|at| at == operator)
+        addressed_to(&self.at, operator)
     }
 
     /// `function` or `function at operator`, for reports.
     pub fn describe(&self) -> String {
-        match &self.at {
-            Some(at) => format!("{} at {at}", self.function),
-            None => self.function.to_string(),
-        }
+        describe_at(self.function, &self.at)
     }
 
     pub(crate) fn key(&self) -> usize {
@@ -125,5 +122,19 @@ impl Replacement {
 
     pub(crate) fn new_fn(&self) -> Arc<dyn Any + Send + Sync> {
         self.new.clone()
+    }
+}
+
+/// Whether a change addressed to `at` (every operator if `None`) applies to
+/// the operator named `operator`.
+pub(crate) fn addressed_to(at: &Option<String>, operator: &str) -> bool {
+    at.as_deref().is_none_or(|at| at == operator)
+}
+
+/// `what` or `what at operator`, for reports.
+pub(crate) fn describe_at(what: &str, at: &Option<String>) -> String {
+    match at {
+        Some(at) => format!("{what} at {at}"),
+        None => what.to_string(),
     }
 }

@@ -21,6 +21,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr::NonNull;
 use std::sync::Arc;
 
+use super::slot::{addressed_to, describe_at};
 use crate::exec::shared::panic_message;
 
 /// A type whose values an update can transform while operators hold them.
@@ -128,15 +129,12 @@ impl Transform {
 
     /// Whether the operator named `operator` applies this transform.
     pub fn applies_to(&self, operator: &str) -> bool {
-        self.at.as_deref().is_none_or(|at| at == operator)
+        addressed_to(&self.at, operator)
     }
 
     /// `State` or `State at operator`, for reports.
     pub fn describe(&self) -> String {
-        match &self.at {
-            Some(at) => format!("{} at {at}", self.state),
-            None => self.state.to_string(),
-        }
+        describe_at(self.state, &self.at)
     }
 
     /// The new value for `s`, if `s` is a state of this transform's type.
