@@ -146,16 +146,26 @@ pub fn content_type(path: &str) -> &'static str {
 /// `load` from disk, with an optional cache: a state object of the
 /// server's algorithm (the cache is its state; off by default, as the
 /// dissertation's server, which reads each file per request).
+///
+/// Updatable: a running server gets a cache by a live update that
+/// transforms this state ([`Files::with_cache`]; the cache insertion of the
+/// dissertation's Fig. 5.17, `tests/web_live_update.rs`).
 pub struct Files {
     root: Root,
     /// By request path (normalised by `target_path`).
     cache: HashMap<String, (Arc<[u8]>, &'static str)>,
 }
 
+#[ohua::updatable]
 impl Files {
     /// Serve from `root`.
     pub fn new(root: &Root) -> Self {
         Files { root: root.clone(), cache: HashMap::new() }
+    }
+
+    /// The same files, keeping what they read in memory from now on.
+    pub fn with_cache(&self) -> Files {
+        Files { root: Root { cache: true, ..self.root.clone() }, cache: self.cache.clone() }
     }
 
     /// `load`: the file the request names, or the error status.
