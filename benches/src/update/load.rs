@@ -143,10 +143,10 @@ pub fn join_within<R>(service: ohua::Service<R>, limit: Duration, what: &str) ->
 
 /// Requests per second the server answers when fed as fast as it takes
 /// them (`n` requests in one burst): its capacity, to put the rate in proportion.
-pub fn capacity(n: u64) -> f64 {
+pub fn capacity(n: u64, shape: super::backend::Shape) -> f64 {
     let (tx, rx) = std::sync::mpsc::channel();
     let (reply_tx, replies) = std::sync::mpsc::channel::<Reply>();
-    let service = ohua::service(move || super::server::server(rx, reply_tx));
+    let service = shape.start(false, rx, reply_tx, &ohua::Source::new(super::backend::Backend));
     // Wait for the cache to be built: one request answered.
     tx.send(Request { id: 0, key: 0 }).expect("service alive");
     replies.recv().expect("a reply");

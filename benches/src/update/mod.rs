@@ -11,8 +11,10 @@
 //! median over rounds, the plot (`UPDATE_SVG`) the median p99 and max per
 //! 100 ms window.
 
+mod backend;
 mod load;
 mod plot;
+mod report;
 mod run;
 mod server;
 mod stats;
@@ -20,6 +22,7 @@ mod stats;
 use std::time::Duration;
 
 use crate::common::header;
+use backend::Shape;
 use run::{Plan, Variant};
 use stats::{median, Summary, Window};
 
@@ -37,15 +40,14 @@ fn ms(us: u64) -> String {
 
 /// Prints how the default deployment runs the server (after the warm-up,
 /// so it is planned from measured costs, as in every variant).
-fn describe() {
+fn describe(shape: Shape) {
     let (tx, rx) = std::sync::mpsc::channel();
     let (reply_tx, _replies) = std::sync::mpsc::channel();
     for id in 0..2_000 {
         tx.send(server::Request { id, key: id % server::KEYS }).expect("receiver alive");
     }
     drop(tx);
-    let (_, reports) = ohua::profile(|| server::server(rx, reply_tx));
-    let r = &reports[0];
+    let r = shape.profile(rx, reply_tx);
     let replicated: Vec<String> = r
         .nodes
         .iter()
@@ -65,14 +67,23 @@ pub fn run() {
         update_at: Duration::from_secs_f64(setting("UPDATE_AT", 1.0)),
     };
     let rounds: usize = setting("UPDATE_ROUNDS", 5);
-    let default_svg = concat!(env!("CARGO_MANIFEST_DIR"), "/results/update-latency.svg");
-    let svg_path: String = setting("UPDATE_SVG", default_svg.to_string());
+    let shape = match setting("UPDATE_SHAPE", "cpu".to_string()).as_str() {
+        "cpu" => Shape::Cpu,
+        "io" => Shape::Io,
+        other => panic!("update: UPDATE_SHAPE={other}: expected cpu or io"),
+    };
+    let results_dir = concat!(env!("CARGO_MANIFEST_DIR"), "/results");
+    let default_svg = match shape {
+        Shape::Cpu => format!("{results_dir}/update-latency.svg"),
+        Shape::Io => format!("{results_dir}/update-latency-io.svg"),
+    };
+    let svg_path: String = setting("UPDATE_SVG", default_svg);
     server::calibrate();
     // Both versions run once first, so every measured run is planned from measured costs.
     let warm = Plan { length: Duration::from_millis(600), update_at: Duration::from_millis(300), ..plan };
-    run::run(Variant::Restart, &warm);
-    let capacity = load::capacity(40_000);
-    describe();
+    run::run(Variant::Restart, &warm, shape);
+    let capacity = load::capacity(40_000, shape);
+    describe(shape);
     println!(
         "load    : {} requests/s open loop for {:?}, update at {:?}; {:?} of CPU work per request",
         plan.rate,
@@ -80,6 +91,15 @@ pub fn run() {
         plan.update_at,
         server::work_per_request()
     );
+    if shape == Shape::Io {
+        let in_flight = plan.rate * backend::LATENCY.as_secs_f64();
+        println!(
+            "shape   : io: each request first fetches a row from a backend that answers a batch after {:?} (about {in_flight:.0} requests in flight)",
+            backend::LATENCY
+        );
+    } else {
+        println!("shape   : cpu: no I/O (UPDATE_SHAPE=io for a backend fetch per request)");
+    }
     println!(
         "capacity: {capacity:.0} requests/s when fed in one burst, so the rate is {:.0} % of it",
         100.0 * plan.rate / capacity
@@ -89,7 +109,7 @@ pub fn run() {
     let mut results: Vec<Vec<(Summary, Vec<Window>)>> = vec![Vec::new(); Variant::ALL.len()];
     for round in 1..=rounds {
         for (k, &variant) in Variant::ALL.iter().enumerate() {
-            let outcome = run::run(variant, &plan);
+            let outcome = run::run(variant, &plan, shape);
             let ws = stats::windows(&outcome, &plan);
             let s = stats::summarize(&outcome, &ws, &plan);
             let first = s.first_v2.map_or("-".to_string(), |us| format!("{} ms", ms(us)));
@@ -100,6 +120,10 @@ pub fn run() {
                 outcome.took.as_secs_f64() * 1e3,
                 outcome.detail
             );
+            let b = outcome.backend;
+            if b.calls > 0 {
+                println!("  backend: {} calls, {:.1} requests per call", b.calls, b.requests as f64 / b.calls as f64);
+            }
             let problems = stats::problems(variant, &s);
             if !problems.is_empty() {
                 println!("  !! {}: {}", variant.label(), problems.join(", "));
@@ -107,14 +131,18 @@ pub fn run() {
             results[k].push((s, ws));
         }
     }
-    table(&results);
-    targets(&results);
+    report::table(&results);
+    report::targets(&results);
     let series: Vec<plot::Series<'_>> = Variant::ALL
         .iter()
         .zip(&results)
         .map(|(v, runs)| plot::Series { label: v.label(), windows: median_windows(runs) })
         .collect();
-    let title = format!("p99 and max latency per 100 ms window, {} requests/s, median of {rounds} rounds", plan.rate);
+    let title = format!(
+        "{} shape: p99 and max latency per 100 ms window, {} requests/s, median of {rounds} rounds",
+        shape.name(),
+        plan.rate
+    );
     let svg = plot::svg(&series, plan.length, plan.update_at, &title);
     if let Some(dir) = std::path::Path::new(&svg_path).parent() {
         std::fs::create_dir_all(dir).expect("update: cannot create the plot's folder");
@@ -133,75 +161,4 @@ fn median_windows(runs: &[(Summary, Vec<Window>)]) -> Vec<Window> {
             max: median(runs.iter().map(|r| r.1[i].max).collect()),
         })
         .collect()
-}
-
-/// The table: medians over rounds, except lost/dup/mismatched, which are sums.
-fn table(results: &[Vec<(Summary, Vec<Window>)>]) {
-    println!("\nlatency [ms] from intended arrival to reply; median over rounds (lost, dup, mismatched: sum)");
-    println!(
-        "  {:<16} {:>9} {:>9} {:>11} {:>9} {:>8} {:>9} {:>5} {:>4} {:>5}",
-        "variant", "upd p99", "upd max", "±200ms max", "base p99", "upd/base", "max", "lost", "dup", "mism"
-    );
-    for (v, runs) in Variant::ALL.iter().zip(results) {
-        let m = |f: fn(&Summary) -> u64| median(runs.iter().map(|r| f(&r.0)).collect());
-        let sum = |f: fn(&Summary) -> u64| runs.iter().map(|r| f(&r.0)).sum::<u64>();
-        // Each run's update window against its own windows before the update.
-        let mut own: Vec<f64> = runs.iter().map(|r| r.0.update_p99 as f64 / r.0.base_p99.max(1) as f64).collect();
-        own.sort_by(f64::total_cmp);
-        println!(
-            "  {:<16} {:>9} {:>9} {:>11} {:>9} {:>7.2}x {:>9} {:>5} {:>4} {:>5}",
-            v.label(),
-            ms(m(|s| s.update_p99)),
-            ms(m(|s| s.update_max)),
-            ms(m(|s| s.near_max)),
-            ms(m(|s| s.base_p99)),
-            own[own.len() / 2],
-            ms(m(|s| s.max)),
-            sum(|s| s.lost),
-            sum(|s| s.duplicates),
-            sum(|s| s.mismatches + s.regressions),
-        );
-    }
-}
-
-/// One of the targets: `variant`'s number over `against`'s.
-struct Target {
-    variant: usize,
-    against: usize,
-    /// The update window's max (a spike) rather than its p99.
-    spike: bool,
-    /// The ratio must be at least `bound` (otherwise at most).
-    at_least: bool,
-    bound: f64,
-}
-
-/// The targets, as ratios per round and their median.
-fn targets(results: &[Vec<(Summary, Vec<Window>)>]) {
-    println!();
-    let rows = [
-        Target { variant: 1, against: 0, spike: false, at_least: false, bound: 1.2 },
-        Target { variant: 2, against: 1, spike: true, at_least: true, bound: 5.0 },
-        Target { variant: 3, against: 1, spike: true, at_least: true, bound: 20.0 },
-    ];
-    for t in rows {
-        let pick = |s: &Summary| if t.spike { s.update_max } else { s.update_p99 };
-        let ratios: Vec<f64> = (results[t.variant].iter().zip(&results[t.against]))
-            .map(|(x, y)| pick(&x.0) as f64 / pick(&y.0).max(1) as f64)
-            .collect();
-        let mut sorted = ratios.clone();
-        sorted.sort_by(f64::total_cmp);
-        let med = sorted[sorted.len() / 2];
-        let met = if t.at_least { med >= t.bound } else { med <= t.bound };
-        let each: Vec<String> = ratios.iter().map(|r| format!("{r:.2}")).collect();
-        println!(
-            "  {} / {}, update-window {}: {med:.2}x (rounds: {})  target {} {}  {}",
-            Variant::ALL[t.variant].label(),
-            Variant::ALL[t.against].label(),
-            if t.spike { "max" } else { "p99" },
-            each.join(" "),
-            if t.at_least { ">=" } else { "<=" },
-            t.bound,
-            if met { "✓" } else { "✗" }
-        );
-    }
 }

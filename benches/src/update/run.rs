@@ -5,8 +5,9 @@ use std::sync::mpsc::{self, Sender};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use super::backend::{Backend, Shape};
 use super::load::{collect, cpu_time, gate, generate, join_within, Collected, Msg, Progress};
-use super::server::{server, server_v2, upgrade, Request};
+use super::server::{upgrade, Request};
 
 /// How the server moves from version 1 to version 2 (or does not).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -65,6 +66,8 @@ pub struct Outcome {
     /// The share of all cores the process used while the load ran (the
     /// generator, gate and collector included).
     pub cpu: Option<f64>,
+    /// The backend's batch calls and the requests in them (the I/O shape).
+    pub backend: ohua::SourceStats,
 }
 
 fn ms(d: Duration) -> String {
@@ -78,13 +81,13 @@ fn pause(gate_tx: &Sender<Msg>, detach: bool) -> u64 {
     acked.recv().expect("gate answers")
 }
 
-/// Run `variant` once under `plan` on a fresh service.
-pub fn run(variant: Variant, plan: &Plan) -> Outcome {
+/// Run `variant` once under `plan` on a fresh service of `shape`.
+pub fn run(variant: Variant, plan: &Plan, shape: Shape) -> Outcome {
     let n = plan.requests();
     let (req_tx, req_rx) = mpsc::channel();
     let (reply_tx, replies) = mpsc::channel();
-    let to_service = reply_tx.clone();
-    let mut service = ohua::service(move || server(req_rx, to_service));
+    let db = ohua::Source::new(Backend);
+    let mut service = shape.start(false, req_rx, reply_tx.clone(), &db);
     // The load starts once the service answers (its cache is built).
     req_tx.send(Request { id: 0, key: 0 }).expect("service alive");
     replies.recv().expect("the service answers");
@@ -127,8 +130,7 @@ pub fn run(variant: Variant, plan: &Plan) -> Outcome {
             join_within(service, Duration::from_secs(60), "the old service");
             let stopped = t0.elapsed();
             let (tx, rx) = mpsc::channel();
-            let to_service = reply_tx.clone();
-            service = ohua::service(move || server_v2(rx, to_service));
+            service = shape.start(true, rx, reply_tx.clone(), &db);
             gate_tx.send(Msg::Resume(Some(tx))).expect("gate alive");
             format!("stopped and joined after {}, v2 started after {}", ms(stopped), ms(t0.elapsed()))
         }
@@ -143,5 +145,5 @@ pub fn run(variant: Variant, plan: &Plan) -> Outcome {
     join_within(service, Duration::from_secs(60), "the service");
     drop(reply_tx);
     let collected = collector.join().expect("collector");
-    Outcome { collected, took, detail, cpu }
+    Outcome { collected, took, detail, cpu, backend: db.stats() }
 }

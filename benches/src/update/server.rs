@@ -48,6 +48,7 @@ fn work(x: u64, rounds: &AtomicU64) -> u64 {
 }
 
 /// A request as the load generator sends it: its number and the key it asks for.
+#[derive(Clone, Copy)]
 pub struct Request {
     pub id: u64,
     pub key: u64,
@@ -76,8 +77,13 @@ pub struct Tagged {
 /// What goes back to the client: `(request id, version, stamp matched)`.
 pub type Reply = (u64, u32, bool);
 
-fn parse(r: Request) -> Parsed {
+pub fn parse(r: Request) -> Parsed {
     Parsed { id: r.id, key: r.key % KEYS, hash: work(r.key, &PARSE) }
+}
+
+/// Folds the backend's row for the request into its hash (the I/O shape).
+pub fn with_row(p: Parsed, row: Result<u64, String>) -> Parsed {
+    Parsed { hash: p.hash ^ row.unwrap_or_default(), ..p }
 }
 
 /// The server's table, built in full at start-up (a restart rebuilds it).
@@ -88,11 +94,11 @@ pub struct Cache {
 
 #[ohua::updatable]
 impl Cache {
-    fn new() -> Self {
+    pub fn new() -> Self {
         Cache { table: (0..KEYS).map(|k| (k, work(k, &FILL))).collect() }
     }
 
-    fn lookup(&mut self, p: Parsed) -> Entry {
+    pub fn lookup(&mut self, p: Parsed) -> Entry {
         let found = self.table.get(&p.key).copied().unwrap_or_default();
         Entry { id: p.id, value: work(found ^ p.hash, &LOOKUP) }
     }
@@ -100,24 +106,24 @@ impl Cache {
 
 /// Version 1 of the producer: stamps 1.
 #[ohua::updatable]
-fn render(e: Entry) -> Tagged {
+pub fn render(e: Entry) -> Tagged {
     Tagged { id: e.id, version: 1, body: work(e.value, &RENDER) }
 }
 
 /// Version 2 of the producer: stamps 2 (same work, so the versions cost the same).
-fn render_v2(e: Entry) -> Tagged {
+pub fn render_v2(e: Entry) -> Tagged {
     Tagged { id: e.id, version: 2, body: work(e.value, &RENDER) }
 }
 
 /// Version 1 of the consumer: understands stamp 1 only.
 #[ohua::updatable]
-fn encode(t: Tagged) -> Reply {
+pub fn encode(t: Tagged) -> Reply {
     std::hint::black_box(work(t.body, &ENCODE));
     (t.id, 1, t.version == 1)
 }
 
 /// Version 2 of the consumer: understands stamp 2 only.
-fn encode_v2(t: Tagged) -> Reply {
+pub fn encode_v2(t: Tagged) -> Reply {
     std::hint::black_box(work(t.body, &ENCODE));
     (t.id, 2, t.version == 2)
 }
@@ -129,17 +135,17 @@ pub struct Sink {
 }
 
 impl Sink {
-    fn new(tx: Sender<Reply>) -> Self {
+    pub fn new(tx: Sender<Reply>) -> Self {
         Sink { tx, sent: 0 }
     }
 
-    fn send(&mut self, r: Reply) {
+    pub fn send(&mut self, r: Reply) {
         self.sent += 1;
         // The collector outlives every service; a failed send would show up as lost.
         let _ = self.tx.send(r);
     }
 
-    fn count(&self) -> u64 {
+    pub fn count(&self) -> u64 {
         self.sent
     }
 }

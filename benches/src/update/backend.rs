@@ -1,0 +1,113 @@
+//! The I/O-bound shape of the server: every request first fetches a row
+//! from a slow backend through Ohua's I/O layer (`db.fetch`), then runs the
+//! same pipeline as the CPU shape (cache, the updatable render/encode pair,
+//! the reply sink). The backend answers a whole batch after [`LATENCY`], so
+//! with batching the throughput stays high while every request waits about
+//! that long: at 20,000 requests/s about 40 are in flight at any time.
+
+use std::sync::mpsc::{Receiver, Sender};
+use std::time::Duration;
+
+use ohua::{DataSource, Source};
+
+use super::server::{encode, encode_v2, parse, render, render_v2, with_row, Cache, Reply, Request, Sink};
+use crate::common::mix;
+
+/// How long the backend takes to answer one batch, whatever its size.
+pub const LATENCY: Duration = Duration::from_millis(2);
+
+/// A slow backend (a database across the network): one row per key.
+pub struct Backend;
+
+impl DataSource for Backend {
+    type Request = u64;
+    type Response = u64;
+    type Error = String;
+    fn fetch(&self, keys: &[u64]) -> Vec<Result<u64, String>> {
+        std::thread::sleep(LATENCY);
+        keys.iter().map(|&k| Ok(mix(k, 1))).collect()
+    }
+}
+
+/// The row a request asks the backend for: its own (a session, say). Each
+/// request's row is distinct, because the I/O layer answers a repeated
+/// request from its per-run cache, and a service's run lasts for ever.
+fn row_key(r: &Request) -> u64 {
+    r.id
+}
+
+/// The server, version 1, on the I/O shape.
+#[ohua::algorithm]
+pub fn server_io(db: &Source<Backend>, requests: Receiver<Request>, replies: Sender<Reply>) -> u64 {
+    let mut cache = Cache::new();
+    let mut sink = Sink::new(replies);
+    for req in requests {
+        let key = row_key(&req);
+        let row = db.fetch(key);
+        let parsed = parse(req);
+        let parsed = with_row(parsed, row);
+        let entry = cache.lookup(parsed);
+        let tagged = render(entry);
+        let reply = encode(tagged);
+        sink.send(reply);
+    }
+    sink.count()
+}
+
+/// The server, version 2, on the I/O shape, as a restart would start it.
+#[ohua::algorithm]
+pub fn server_io_v2(db: &Source<Backend>, requests: Receiver<Request>, replies: Sender<Reply>) -> u64 {
+    let mut cache = Cache::new();
+    let mut sink = Sink::new(replies);
+    for req in requests {
+        let key = row_key(&req);
+        let row = db.fetch(key);
+        let parsed = parse(req);
+        let parsed = with_row(parsed, row);
+        let entry = cache.lookup(parsed);
+        let tagged = render_v2(entry);
+        let reply = encode_v2(tagged);
+        sink.send(reply);
+    }
+    sink.count()
+}
+
+/// Which server the benchmark runs.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Shape {
+    /// About 15 µs of CPU work per request, no I/O: few requests in flight.
+    Cpu,
+    /// A backend fetch of [`LATENCY`] per request before the same work.
+    Io,
+}
+
+impl Shape {
+    /// The shape's name, as `UPDATE_SHAPE` takes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Shape::Cpu => "cpu",
+            Shape::Io => "io",
+        }
+    }
+
+    /// Start version 1 (or 2) of the server as a service on backend `db`.
+    pub fn start(self, v2: bool, rx: Receiver<Request>, tx: Sender<Reply>, db: &Source<Backend>) -> ohua::Service<u64> {
+        let db = db.clone();
+        match (self, v2) {
+            (Shape::Cpu, false) => ohua::service(move || super::server::server(rx, tx)),
+            (Shape::Cpu, true) => ohua::service(move || super::server::server_v2(rx, tx)),
+            (Shape::Io, false) => ohua::service(move || server_io(&db, rx, tx)),
+            (Shape::Io, true) => ohua::service(move || server_io_v2(&db, rx, tx)),
+        }
+    }
+
+    /// Run version 1 to the end of `rx` under `ohua::profile`: its run report.
+    pub fn profile(self, rx: Receiver<Request>, tx: Sender<Reply>) -> ohua::RunReport {
+        let db = Source::new(Backend);
+        let (_, mut reports) = match self {
+            Shape::Cpu => ohua::profile(|| super::server::server(rx, tx)),
+            Shape::Io => ohua::profile(|| server_io(&db, rx, tx)),
+        };
+        reports.swap_remove(0)
+    }
+}
