@@ -111,3 +111,43 @@ impl Shape {
         reports.swap_remove(0)
     }
 }
+
+/// Where an I/O-shape request's time goes: version 1 under `ohua::profile`
+/// for `length` at `rate` (straight into its input, no gate), then per
+/// backend call how long its first request waited before the call was sent
+/// and how far apart the calls went out.
+pub fn trace(rate: f64, length: Duration) -> String {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let (reply_tx, replies) = std::sync::mpsc::channel::<Reply>();
+    let n = (rate * length.as_secs_f64()) as u64;
+    let generator = std::thread::spawn(move || {
+        let start = std::time::Instant::now();
+        for id in 0..n {
+            let due = start + super::load::intended(id, rate);
+            std::thread::sleep(due.saturating_duration_since(std::time::Instant::now()));
+            tx.send(Request { id, key: mix(id, 1) % super::server::KEYS }).expect("service alive");
+        }
+    });
+    let drain = std::thread::spawn(move || replies.iter().count());
+    let report = Shape::Io.profile(rx, reply_tx);
+    generator.join().expect("generator");
+    drain.join().expect("reply drain");
+    let Some(io) = report.io.first() else { return "no backend calls".to_string() };
+    let t = &io.timeline;
+    let mut waited: Vec<u64> =
+        t.iter().map(|c| c.dispatched.saturating_duration_since(c.first_submit).as_micros() as u64).collect();
+    let mut sent: Vec<std::time::Instant> = t.iter().map(|c| c.dispatched).collect();
+    sent.sort();
+    let gaps: Vec<u64> = sent.windows(2).map(|w| (w[1] - w[0]).as_micros() as u64).collect();
+    let per_call = io.requests as f64 / io.calls.max(1) as f64;
+    waited.sort_unstable();
+    let ms = |us: u64| us as f64 / 1e3;
+    format!(
+        "{} calls in {length:?} at {rate}/s, {per_call:.0} requests per call; first request queued {:.1} ms (median, max {:.1}) before its call went out; calls {:.1} ms apart (median, max {:.1})",
+        io.calls,
+        ms(super::stats::median(waited.clone())),
+        ms(waited.last().copied().unwrap_or(0)),
+        ms(super::stats::median(gaps.clone())),
+        ms(gaps.iter().copied().max().unwrap_or(0)),
+    )
+}

@@ -94,9 +94,10 @@ pub fn run() {
     if shape == Shape::Io {
         let in_flight = plan.rate * backend::LATENCY.as_secs_f64();
         println!(
-            "shape   : io: each request first fetches a row from a backend that answers a batch after {:?} (about {in_flight:.0} requests in flight)",
+            "shape   : io: each request first fetches a row from a backend that answers a batch after {:?} ({in_flight:.0} requests in flight if each went out at once)",
             backend::LATENCY
         );
+        println!("io trace: {}", backend::trace(plan.rate, Duration::from_secs(1)));
     } else {
         println!("shape   : cpu: no I/O (UPDATE_SHAPE=io for a backend fetch per request)");
     }
