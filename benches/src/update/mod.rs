@@ -10,6 +10,9 @@
 //! a fresh run, `UPDATE_ROUNDS` (5) rounds of all four; the table gives the
 //! median over rounds, the plot (`UPDATE_SVG`) the median p99 and max per
 //! 100 ms window.
+//!
+//! `UPDATE_SHAPE=io` runs the I/O-bound shape instead (`backend.rs`): a
+//! fetch per request from a backend that answers each batch after 2 ms.
 
 mod backend;
 mod load;
