@@ -429,3 +429,56 @@ fn regression_a_fetch_between_two_calls_on_a_keyed_state_compiles_and_is_batched
         assert_eq!(db.get().batches.lock().unwrap().len(), 1, "{d:?}");
     }
 }
+
+/// Answers go out as they come, to a channel the test reads.
+struct Answers(std::sync::mpsc::Sender<u64>);
+
+impl Answers {
+    fn send(&mut self, v: u64) {
+        let _ = self.0.send(v);
+    }
+}
+
+#[algorithm]
+fn steady(db: &Source<Kv>, requests: std::sync::mpsc::Receiver<u64>, answers: Answers) -> usize {
+    let mut answers = answers;
+    let mut n = 0;
+    for k in requests {
+        let v = db.fetch(k);
+        answers.send(value(v));
+        n = n + 1;
+    }
+    n
+}
+
+/// Regression (found by `ohua-bench update`'s I/O shape): a stream whose
+/// requests arrive faster than the sections park never made the run quiet,
+/// so its fetches went out only when the arcs backed up (thousands of
+/// requests later). Now they go out at least once a monitor tick: the first
+/// answer comes back long before the stream would fill the arcs.
+#[test]
+fn a_steady_stream_gets_its_fetches_answered_while_it_keeps_coming() {
+    for d in deployments() {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let (answer_tx, answers) = std::sync::mpsc::channel();
+        let db = Source::new(Kv::default());
+        let (d2, db2) = (d.clone(), db.clone());
+        let run = std::thread::spawn(move || ohua::with_deployment(d2, || steady(&db2, rx, Answers(answer_tx))));
+        // One request every 10 µs (a busy wait) until the first answer.
+        let mut sent = 0u64;
+        let mut next = std::time::Instant::now();
+        while answers.try_recv().is_err() && sent < 20_000 {
+            while std::time::Instant::now() < next {
+                std::hint::spin_loop();
+            }
+            tx.send(sent).unwrap();
+            sent += 1;
+            next += std::time::Duration::from_micros(10);
+        }
+        drop(tx);
+        assert_eq!(run.join().unwrap() as u64, sent, "{d:?}");
+        // With a 2 ms source, about 200-400 requests go by before the first
+        // answer; before the fix it took more than the default arcs hold.
+        assert!(sent < 3_000, "{d:?}: {sent} requests were sent before the first answer ({:?})", db.stats());
+    }
+}

@@ -28,5 +28,5 @@ pub use builder::{Builder, CallPorts};
 pub use checks::{crossing, shared, CrossesOperators, SharedByOperators};
 pub use observe::{OHUA_DOT, OHUA_EXPLAIN, OHUA_REPORT};
 pub use run::execute;
-pub(crate) use section::before_blocking;
+pub(crate) use section::{before_blocking, source_blocked};
 pub use slot::ResultSlot;

@@ -158,7 +158,7 @@ impl<'a> Section<'a> {
         graph: &GraphInfo,
         out: &CounterSink,
     ) {
-        let _hook = BlockingHook::install(&self.waker, shared.streaming_flag());
+        let _hook = BlockingHook::install(&self.waker, shared.streaming_flag(), shared.blocked_flag());
         let _io = crate::io::Current::install(shared.io());
         beat.set_thread();
         let backoff = Backoff::new();
@@ -353,17 +353,17 @@ pub(super) fn drop_node(slot: &Slot<'_>, task: &mut Task<'_>, shared: &RunShared
 thread_local! {
     /// The waker of the section this thread is stepping an operator of, and
     /// its run's streaming flag.
-    static BLOCKING_HOOK: Cell<(*const Waker, *const AtomicBool)> =
-        const { Cell::new((std::ptr::null(), std::ptr::null())) };
+    static BLOCKING_HOOK: Cell<(*const Waker, *const AtomicBool, *const AtomicBool)> =
+        const { Cell::new((std::ptr::null(), std::ptr::null(), std::ptr::null())) };
 }
 
 /// Sets [`BLOCKING_HOOK`] while a thread drives a section (restoring the
 /// outer one of a nested run).
-struct BlockingHook((*const Waker, *const AtomicBool));
+struct BlockingHook((*const Waker, *const AtomicBool, *const AtomicBool));
 
 impl BlockingHook {
-    fn install(waker: &Waker, streaming: &AtomicBool) -> Self {
-        BlockingHook(BLOCKING_HOOK.with(|h| h.replace((waker, streaming))))
+    fn install(waker: &Waker, streaming: &AtomicBool, blocked: &AtomicBool) -> Self {
+        BlockingHook(BLOCKING_HOOK.with(|h| h.replace((waker, streaming, blocked))))
     }
 }
 
@@ -382,7 +382,7 @@ impl Drop for BlockingHook {
 /// wakers, so it is woken to take what was published.
 pub(crate) fn before_blocking(published: bool) {
     BLOCKING_HOOK.with(|h| {
-        let (waker, streaming) = h.get();
+        let (waker, streaming, _) = h.get();
         if streaming.is_null() {
             return;
         }
@@ -395,6 +395,19 @@ pub(crate) fn before_blocking(published: bool) {
         if published {
             // SAFETY: as above.
             unsafe { &*waker }.wake();
+        }
+    });
+}
+
+/// Called by a loop entry whose source's `next()` did block (took long with
+/// nothing known to be ready): the run's fetches then go out at least once
+/// a monitor tick (`io/README.md`, "Streaming runs").
+pub(crate) fn source_blocked() {
+    BLOCKING_HOOK.with(|h| {
+        let (_, _, blocked) = h.get();
+        // SAFETY: as in `before_blocking`.
+        if let Some(blocked) = unsafe { blocked.as_ref() } {
+            blocked.store(true, Ordering::Relaxed);
         }
     });
 }

@@ -26,6 +26,8 @@ pub(crate) struct RunShared {
     abort: AtomicBool,
     /// An `SMap` of the run iterates a source that may block (monitor.rs).
     streaming: AtomicBool,
+    /// ... and one of its `next()` calls did block (a channel, a socket).
+    blocked: AtomicBool,
     failure: Mutex<Option<Failure>>,
     wakers: Vec<Waker>,
     sections: Mutex<Vec<SectionStats>>,
@@ -40,6 +42,7 @@ impl RunShared {
         RunShared {
             abort: AtomicBool::new(false),
             streaming: AtomicBool::new(false),
+            blocked: AtomicBool::new(false),
             failure: Mutex::new(None),
             wakers,
             sections,
@@ -51,6 +54,15 @@ impl RunShared {
     #[inline]
     pub(crate) fn io(&self) -> Option<&crate::io::run::IoRun> {
         self.io.as_deref()
+    }
+
+    /// Send the requests queued so far without waiting for the run to be
+    /// quiet (the tick of a run whose source blocks, `io/README.md`,
+    /// "Streaming runs").
+    pub(crate) fn dispatch_io(&self) {
+        if let Some(io) = &self.io {
+            io.clone().dispatch();
+        }
     }
 
     /// The run's quiescence count, if it fetches.
@@ -85,6 +97,16 @@ impl RunShared {
     /// Whether an operator of the run iterates a source that may block.
     pub(crate) fn streaming(&self) -> bool {
         self.streaming.load(Ordering::Relaxed)
+    }
+
+    /// Whether a loop's source of the run has blocked in `next()`.
+    pub(crate) fn source_blocked(&self) -> bool {
+        self.blocked.load(Ordering::Relaxed)
+    }
+
+    /// The flag [`RunShared::source_blocked`] reads.
+    pub(crate) fn blocked_flag(&self) -> &AtomicBool {
+        &self.blocked
     }
 
     /// The flag [`RunShared::streaming`] reads.

@@ -97,6 +97,13 @@ impl Watched for Run<'_, '_> {
                 self.start(k, move || section.drive(id, beat, shared, graph, counters))
             });
         }
+        // A run whose source blocks is not quiet while items keep arriving
+        // faster than its sections park (a server under steady load): its
+        // queued requests go out at least once a tick instead of when the
+        // arcs back up (`io/README.md`, "Streaming runs").
+        if self.shared.source_blocked() {
+            self.shared.dispatch_io();
+        }
     }
 }
 

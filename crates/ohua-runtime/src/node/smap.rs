@@ -220,9 +220,16 @@ where
                         let sample = !timed || self.calls.is_multiple_of(SAMPLE_NEXT);
                         let started = (sample && !self.blocks).then(std::time::Instant::now);
                         timed = true;
+                        // No upper bound: a channel or a socket, not a
+                        // collection (whose `next()` is slow only if the
+                        // thread was preempted).
+                        let unbounded = started.is_some() && it.size_hint().1.is_none();
                         let next = it.next();
                         if started.is_some_and(|t| t.elapsed() >= BLOCKING_NEXT) {
                             self.blocks = true;
+                            if unbounded {
+                                crate::exec::source_blocked();
+                            }
                         }
                         let more = next.is_some();
                         if let Some(x) = next {
