@@ -69,9 +69,16 @@ fn cpu_model() -> String {
 /// Print the benchmark's header: what it is, the command, the machine and
 /// the toolchain and commit.
 pub fn header(name: &str, what: &str) {
-    let nproc = std::thread::available_parallelism().map_or(0, |n| n.get());
     println!("== {name}: {what}");
     println!("command : cargo run --release -p ohua-bench -- {name}");
+    machine();
+    println!("runs    : median of {RUNS} ({ROUNDS} interleaved rounds where a benchmark compares ratios)");
+}
+
+/// The header lines every benchmark prints about where it ran: `nproc`, the
+/// CPU, `rustc`, the commit and the fences of the sleep/wake protocol.
+pub fn machine() {
+    let nproc = std::thread::available_parallelism().map_or(0, |n| n.get());
     println!("nproc   : {nproc}");
     println!("cpu     : {}", cpu_model());
     println!("rustc   : {}", command_output("rustc", &["--version"]).unwrap_or_else(|| "unknown".into()));
@@ -85,7 +92,18 @@ pub fn header(name: &str, what: &str) {
         "symmetric (SeqCst on both sides)"
     };
     println!("fences  : {fences}");
-    println!("runs    : median of {RUNS} ({ROUNDS} interleaved rounds where a benchmark compares ratios)");
+}
+
+/// Benchmark `bench`'s setting `name` from the environment, or `default`.
+///
+/// # Panics
+///
+/// If the variable is set to something that does not parse.
+pub fn setting<T: std::str::FromStr>(bench: &str, name: &str, default: T) -> T {
+    match std::env::var(name) {
+        Ok(v) => v.parse().unwrap_or_else(|_| panic!("{bench}: {name}={v} is not a valid value")),
+        Err(_) => default,
+    }
 }
 
 /// Build a fresh input with `make_input` (not timed), time `f` on it, `RUNS`

@@ -5,8 +5,9 @@
 //!
 //! ```text
 //! cargo run --release -p ohua-bench            # all benchmarks
-//! cargo run --release -p ohua-bench -- chain   # one of: chain, balanced, hop, calls, replicate, update
+//! cargo run --release -p ohua-bench -- chain   # one of: chain, balanced, hop, calls, replicate, update, web-update
 //! UPDATE_RATE=10000 cargo run --release -p ohua-bench -- update   # latency over a live update (update/mod.rs)
+//! cargo run --release -p ohua-bench -- web-update   # the web server over live updates (web_update/mod.rs)
 //! ```
 
 // glibc's malloc serialises frees of memory another thread allocated (arena
@@ -23,6 +24,7 @@ mod common;
 mod hop;
 mod replicate;
 mod update;
+mod web_update;
 
 const BENCHMARKS: &[(&str, fn())] = &[
     ("chain", chain::run),
@@ -31,6 +33,7 @@ const BENCHMARKS: &[(&str, fn())] = &[
     ("calls", calls::run),
     ("replicate", replicate::run),
     ("update", update::run),
+    ("web-update", web_update::run),
 ];
 
 fn main() {

@@ -2,7 +2,9 @@
 //! algorithms from seed `OHUA_GEN_SEED` (default 1), a fifth in each, for
 //! `tests/part{0..5}.rs`. Five test crates instead of one: rustc's memory
 //! grows with the programs in one crate (500 in one took 21.7 GB), and two
-//! parts compile side by side on two cores.
+//! parts compile side by side on two cores. And `services.rs`:
+//! `OHUA_GEN_SERVICES` (default 24) generated services for
+//! `tests/checkpoint.rs`.
 
 #![allow(dead_code)]
 
@@ -11,6 +13,7 @@ include!(concat!(env!("CARGO_MANIFEST_DIR"), "/../src/gen/grammar.rs"));
 fn main() {
     println!("cargo:rerun-if-env-changed=OHUA_GEN_PROGRAMS");
     println!("cargo:rerun-if-env-changed=OHUA_GEN_SEED");
+    println!("cargo:rerun-if-env-changed=OHUA_GEN_SERVICES");
     println!("cargo:rerun-if-changed=../src/gen/grammar.rs");
     println!("cargo:rerun-if-changed=build.rs");
     let count: usize = std::env::var("OHUA_GEN_PROGRAMS").ok().and_then(|s| s.parse().ok()).unwrap_or(500);
@@ -21,4 +24,7 @@ fn main() {
         let out = std::path::PathBuf::from(std::env::var("OUT_DIR").unwrap()).join(format!("part{part}.rs"));
         std::fs::write(out, file_of(seed, range)).unwrap();
     }
+    let services: usize = std::env::var("OHUA_GEN_SERVICES").ok().and_then(|s| s.parse().ok()).unwrap_or(24);
+    let out = std::path::PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("services.rs");
+    std::fs::write(out, service_file(seed, 0..services)).unwrap();
 }

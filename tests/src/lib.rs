@@ -188,13 +188,17 @@ fn marked(run: &mut dyn FnMut()) {
 }
 
 /// A state object that records every call it receives.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Log {
     /// Calls in order, e.g. `"push(3)"`.
     pub calls: Vec<String>,
     /// A running value the methods update.
     pub acc: i64,
 }
+
+// SAFETY: `Log` has no lifetime parameters. It is a state checkpoints
+// save and restore (`check_checkpoint`).
+unsafe impl ohua::update::State for Log {}
 
 impl Log {
     /// A fresh log.
@@ -279,4 +283,98 @@ impl KeyedLog {
     pub fn finish(self) -> Vec<(i64, Vec<String>, i64)> {
         self.per_key.into_iter().map(|(k, (c, a))| (k, c, a)).collect()
     }
+}
+
+/// The reply channel of a generated service (`check_checkpoint`): a state
+/// used by one statement of the loop.
+pub struct Replies<T>(std::sync::mpsc::Sender<T>);
+
+impl<T> Replies<T> {
+    /// Replies go to `out`.
+    pub fn new(out: std::sync::mpsc::Sender<T>) -> Self {
+        Replies(out)
+    }
+
+    /// Send one reply (a closed channel drops it).
+    pub fn send(&mut self, r: T) {
+        let _ = self.0.send(r);
+    }
+}
+
+/// A request of a generated service: `(xs, k)`.
+pub type GenRequest = (Vec<i64>, i64);
+
+/// A generated service over a channel of requests, sending one reply per
+/// request.
+pub type GenService<R> = fn(std::sync::mpsc::Receiver<GenRequest>, std::sync::mpsc::Sender<R>) -> u8;
+
+/// Checkpoint + restore + replay of a generated service against its plain
+/// twin `seq`, under every live deployment: the service fed `requests` and
+/// checkpointed (its `Log` states) while they stream in answers as `seq`
+/// does; a service restored from the checkpoint (stored as JSON and read
+/// back) and fed the requests after the cut answers them as `seq` did.
+///
+/// # Errors
+///
+/// The first difference, or a checkpoint or restore that failed.
+pub fn check_checkpoint<R: PartialEq + Debug + Send + 'static>(
+    svc: GenService<R>,
+    seq: fn(Vec<GenRequest>) -> Vec<R>,
+    requests: &[GenRequest],
+) -> Result<(), String> {
+    use std::sync::mpsc::channel;
+    let expected = seq(requests.to_vec());
+    let kinds = ohua::update::StateKinds::new().with::<Log>();
+    for (round, (name, d)) in live_deployments().into_iter().enumerate() {
+        let (tx, rx) = channel();
+        let (out_tx, out) = channel();
+        let d2 = d.clone();
+        let service = ohua::service(move || ohua::with_deployment(d, || svc(rx, out_tx)));
+        // The checkpoint is asked for after the first reply, while the first
+        // half of the requests streams in (in odd rounds with a pause before
+        // the fourth, so the cut tends to fall while the service waits); the
+        // second half follows, so the cut has an item to go before.
+        let half = requests.len() / 2;
+        let (head, tail) = (requests[..half].to_vec(), requests[half..].to_vec());
+        let pause = round % 2 == 1;
+        let feed = std::thread::spawn(move || {
+            for (i, r) in head.into_iter().enumerate() {
+                if pause && i == 3 {
+                    std::thread::sleep(std::time::Duration::from_millis(5));
+                }
+                tx.send(r).expect("the service takes requests");
+            }
+            tx
+        });
+        let first = out.recv().map_err(|_| format!("{name}: no reply"))?;
+        let pending = service.request_checkpoint(&kinds);
+        let tx = feed.join().expect("the feeding thread");
+        for r in tail {
+            tx.send(r).expect("the service takes requests");
+        }
+        drop(tx);
+        let checkpoint = pending.wait().map_err(|e| format!("{name}: checkpoint: {e}"))?;
+        within(60, "the service", move || service.join());
+        let answers: Vec<R> = std::iter::once(first).chain(out.try_iter()).collect();
+        if answers != expected {
+            return Err(format!("{name}: checkpointed service {answers:?} != plain {expected:?}"));
+        }
+        let json = serde_json::to_string(&checkpoint).map_err(|e| e.to_string())?;
+        let checkpoint: ohua::update::Checkpoint = serde_json::from_str(&json).map_err(|e| e.to_string())?;
+        let cut = checkpoint.items_before() as usize;
+        let (tx, rx) = channel();
+        let (out_tx, out) = channel();
+        let restored = ohua::restore(checkpoint, &kinds, move || ohua::with_deployment(d2, || svc(rx, out_tx)))
+            .map_err(|e| format!("{name}: restore: {e}"))?;
+        for r in &requests[cut..] {
+            tx.send(r.clone()).expect("the restored service takes requests");
+        }
+        drop(tx);
+        within(60, "the restored service", move || restored.join());
+        let replayed: Vec<R> = out.try_iter().collect();
+        if replayed[..] != expected[cut..] {
+            return Err(format!("{name}: restored at request {cut}: {replayed:?} != plain {:?}", &expected[cut..]));
+        }
+    }
+    Ok(())
 }

@@ -33,6 +33,10 @@ impl Window {
         }
         (self.total, self.last.iter().sum())
     }
+
+    fn spread(&mut self) -> u64 {
+        self.last.iter().max().unwrap_or(&0) - self.last.iter().min().unwrap_or(&0)
+    }
 }
 
 /// A second state of another type, in another operator.
@@ -69,6 +73,27 @@ fn windows(requests: Receiver<Vec<u64>>, tx: Sender<(u64, u64, u64)>) -> u64 {
     0
 }
 
+/// The same service with the window used by two statements: the loop
+/// threads it from one operator to the next and its `carry` holds it
+/// between requests, which is where the checkpoint finds it.
+#[algorithm]
+fn windows_threaded(requests: Receiver<Vec<u64>>, tx: Sender<(u64, u64, u64)>) -> u64 {
+    let mut window = Window::new();
+    let mut tally = Tally(0);
+    let mut sink = Sink(tx);
+    for request in requests {
+        for x in request {
+            let r = window.push(x);
+            let s = window.spread();
+            let t = tally.count((r.0, r.1 + s));
+            sink.send(t);
+        }
+    }
+    0
+}
+
+type Windows = fn(Receiver<Vec<u64>>, Sender<(u64, u64, u64)>) -> u64;
+
 fn kinds() -> StateKinds {
     StateKinds::new().with::<Window>().with::<Tally>()
 }
@@ -77,29 +102,41 @@ fn request(k: u64) -> Vec<u64> {
     (0..k % 3 + 1).map(|j| k * 7 + j).collect()
 }
 
-/// Every answer for `requests`, from sequential execution.
-fn uninterrupted(requests: &[Vec<u64>]) -> Vec<(u64, u64, u64)> {
+/// Every answer of `alg` for `requests`, from sequential execution.
+fn uninterrupted(alg: Windows, requests: &[Vec<u64>]) -> Vec<(u64, u64, u64)> {
     let (tx, rx) = mpsc::channel();
     for r in requests {
         tx.send(r.clone()).unwrap();
     }
     drop(tx);
     let (out_tx, out) = mpsc::channel();
-    ohua::sequential(|| windows(rx, out_tx));
+    ohua::sequential(|| alg(rx, out_tx));
     out.try_iter().collect()
 }
 
 #[test]
 fn a_restored_service_fed_the_items_after_the_cut_answers_as_the_uninterrupted_one() {
+    checkpoint_restore_replay(windows);
+}
+
+#[test]
+fn a_state_threaded_through_two_statements_is_checkpointed_where_the_loop_carries_it() {
+    checkpoint_restore_replay(windows_threaded);
+}
+
+/// Checkpoint `alg` while requests stream in, restore it from the
+/// checkpoint, feed it the requests after the cut: it answers them as the
+/// uninterrupted sequential program does, under every live deployment.
+fn checkpoint_restore_replay(alg: Windows) {
     const REQUESTS: u64 = 600;
     let requests: Vec<Vec<u64>> = (0..REQUESTS).map(request).collect();
-    let expected = uninterrupted(&requests);
+    let expected = uninterrupted(alg, &requests);
     for (name, d) in live_deployments() {
         // The original service, checkpointed while requests stream in.
         let (tx, rx) = mpsc::channel();
         let (out_tx, out) = mpsc::channel();
         let d2 = d.clone();
-        let service = ohua::service(move || ohua::with_deployment(d, || windows(rx, out_tx)));
+        let service = ohua::service(move || ohua::with_deployment(d, || alg(rx, out_tx)));
         let sent = requests.clone();
         let load = std::thread::spawn(move || {
             for (k, r) in sent.into_iter().enumerate() {
@@ -125,7 +162,7 @@ fn a_restored_service_fed_the_items_after_the_cut_answers_as_the_uninterrupted_o
         // A new service from the checkpoint, fed the requests after the cut.
         let (tx, rx) = mpsc::channel();
         let (out_tx, out) = mpsc::channel();
-        let restored = ohua::restore(checkpoint, &kinds(), move || ohua::with_deployment(d2, || windows(rx, out_tx)))
+        let restored = ohua::restore(checkpoint, &kinds(), move || ohua::with_deployment(d2, || alg(rx, out_tx)))
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         for r in &requests[cut..] {
             tx.send(r.clone()).unwrap();

@@ -10,7 +10,9 @@ use std::time::Duration;
 
 use ohua::{DataSource, Source};
 
+use super::load::Input;
 use super::server::{encode, encode_v2, parse, render, render_v2, with_row, Cache, Reply, Request, Sink};
+use super::tail;
 use crate::common::mix;
 
 /// How long the backend takes to answer one batch, whatever its size.
@@ -79,6 +81,9 @@ pub enum Shape {
     Cpu,
     /// A backend fetch of [`LATENCY`] per request before the same work.
     Io,
+    /// The CPU shape's requests, but 1 in 171 waits 10-76 ms for a slow
+    /// backend query without holding up the others (`tail.rs`).
+    Tail,
 }
 
 impl Shape {
@@ -87,29 +92,70 @@ impl Shape {
         match self {
             Shape::Cpu => "cpu",
             Shape::Io => "io",
+            Shape::Tail => "tail",
         }
     }
 
-    /// Start version 1 (or 2) of the server as a service on backend `db`.
-    pub fn start(self, v2: bool, rx: Receiver<Request>, tx: Sender<Reply>, db: &Source<Backend>) -> ohua::Service<u64> {
+    /// Start version 1 (or 2) of the server as a service on backend `db`
+    /// (the I/O shape's; the tail shape connects a slow backend of its own
+    /// per service): the service and where it takes its requests.
+    pub fn start(self, v2: bool, tx: Sender<Reply>, db: &Source<Backend>) -> (Input, ohua::Service<u64>) {
+        if self == Shape::Tail {
+            let (input, events, slow) = tail::connect();
+            let service = if v2 {
+                ohua::service(move || tail::server_tail_v2(events, &slow, tx))
+            } else {
+                ohua::service(move || tail::server_tail(events, &slow, tx))
+            };
+            return (Input::Events(input), service);
+        }
+        let (input, rx) = std::sync::mpsc::channel();
         let db = db.clone();
-        match (self, v2) {
+        let service = match (self, v2) {
             (Shape::Cpu, false) => ohua::service(move || super::server::server(rx, tx)),
             (Shape::Cpu, true) => ohua::service(move || super::server::server_v2(rx, tx)),
-            (Shape::Io, false) => ohua::service(move || server_io(&db, rx, tx)),
-            (Shape::Io, true) => ohua::service(move || server_io_v2(&db, rx, tx)),
-        }
+            (_, false) => ohua::service(move || server_io(&db, rx, tx)),
+            (_, true) => ohua::service(move || server_io_v2(&db, rx, tx)),
+        };
+        (Input::Channel(input), service)
     }
 
-    /// Run version 1 to the end of `rx` under `ohua::profile`: its run report.
-    pub fn profile(self, rx: Receiver<Request>, tx: Sender<Reply>) -> ohua::RunReport {
+    /// Run version 1 on `requests` under `ohua::profile`: its run report.
+    pub fn profile(self, requests: Vec<Request>, tx: Sender<Reply>) -> ohua::RunReport {
         let db = Source::new(Backend);
         let (_, mut reports) = match self {
-            Shape::Cpu => ohua::profile(|| super::server::server(rx, tx)),
-            Shape::Io => ohua::profile(|| server_io(&db, rx, tx)),
+            Shape::Tail => {
+                let (input, events, slow) = tail::connect();
+                requests.into_iter().for_each(|r| input.send(r).expect("the service takes requests"));
+                drop(input);
+                ohua::profile(|| tail::server_tail(events, &slow, tx))
+            }
+            _ => {
+                let (input, rx) = std::sync::mpsc::channel();
+                requests.into_iter().for_each(|r| input.send(r).expect("the service takes requests"));
+                drop(input);
+                match self {
+                    Shape::Cpu => ohua::profile(|| super::server::server(rx, tx)),
+                    _ => ohua::profile(|| server_io(&db, rx, tx)),
+                }
+            }
         };
         reports.swap_remove(0)
     }
+}
+
+/// A new connection to the backend, as a restarted process opens: a fresh
+/// handle; on the I/O shape its first call (one round trip of [`LATENCY`])
+/// stands for the handshake. A real handshake (TCP, TLS, authentication)
+/// takes several round trips, so this is the least it costs. (The CPU shape
+/// has no backend; the tail shape's slow backend is connected per service by
+/// [`Shape::start`], without a handshake.)
+pub fn connect(shape: Shape) -> Source<Backend> {
+    let db = Source::new(Backend);
+    if shape == Shape::Io {
+        let _ = db.fetch(u64::MAX);
+    }
+    db
 }
 
 /// Where an I/O-shape request's time goes: version 1 under `ohua::profile`
@@ -129,7 +175,9 @@ pub fn trace(rate: f64, length: Duration) -> String {
         }
     });
     let drain = std::thread::spawn(move || replies.iter().count());
-    let report = Shape::Io.profile(rx, reply_tx);
+    let db = Source::new(Backend);
+    let (_, mut reports) = ohua::profile(|| server_io(&db, rx, reply_tx));
+    let report = reports.swap_remove(0);
     generator.join().expect("generator");
     drain.join().expect("reply drain");
     let Some(io) = report.io.first() else { return "no backend calls".to_string() };

@@ -26,19 +26,42 @@ pub enum Msg {
         ack: Sender<u64>,
     },
     /// Forward again, first the held requests, to `to` if given.
-    Resume(Option<Sender<Request>>),
+    Resume(Option<Input>),
+}
+
+/// Where a service takes its requests: the `mpsc` channel its loop runs
+/// over (the CPU and I/O shapes), or the new-request side of the tail
+/// shape's event loop (`tail.rs`, a crossbeam channel).
+pub enum Input {
+    Channel(Sender<Request>),
+    Events(crossbeam_channel::Sender<Request>),
+}
+
+impl Input {
+    /// Hand `r` to the service.
+    ///
+    /// # Panics
+    ///
+    /// If the service has stopped taking requests.
+    pub fn send(&self, r: Request) {
+        let sent = match self {
+            Input::Channel(tx) => tx.send(r).is_ok(),
+            Input::Events(tx) => tx.send(r).is_ok(),
+        };
+        assert!(sent, "update: the service takes requests");
+    }
 }
 
 /// The gate: forwards requests to the service while open and holds them
 /// (in arrival order) while paused. Every variant goes through it, so they
 /// all pay the same extra hop. Returns how many requests it forwarded.
-pub fn gate(input: Receiver<Msg>, mut to: Option<Sender<Request>>) -> u64 {
+pub fn gate(input: Receiver<Msg>, mut to: Option<Input>) -> u64 {
     let mut held = VecDeque::new();
     let (mut open, mut forwarded) = (true, 0);
     for msg in input {
         match msg {
             Msg::Req(r) if open => {
-                to.as_ref().expect("an open gate has a service").send(r).expect("the service takes requests");
+                to.as_ref().expect("an open gate has a service").send(r);
                 forwarded += 1;
             }
             Msg::Req(r) => held.push_back(r),
@@ -53,7 +76,7 @@ pub fn gate(input: Receiver<Msg>, mut to: Option<Sender<Request>>) -> u64 {
                 to = new.or(to);
                 let tx = to.as_ref().expect("resumed with a service");
                 forwarded += held.len() as u64;
-                held.drain(..).for_each(|r| tx.send(r).expect("the service takes requests"));
+                held.drain(..).for_each(|r| tx.send(r));
                 open = true;
             }
         }
@@ -66,9 +89,17 @@ pub fn intended(i: u64, rate: f64) -> Duration {
     Duration::from_secs_f64(i as f64 / rate)
 }
 
+/// The key request `i` asks for in a run with `seed` (each round has its
+/// own, so on the tail shape the slow requests in flight at the update time
+/// differ from round to round; seed 0 gives the sequence of the first
+/// versions of this benchmark).
+pub fn key_of(i: u64, seed: u64) -> u64 {
+    mix(i.wrapping_add(seed << 32), 1) % KEYS
+}
+
 /// Send `n` requests, request `i` at `start + intended(i)`: sleep until the
 /// next one is due, then send every request that is due by now. Returns `n`.
-pub fn generate(tx: Sender<Msg>, start: Instant, rate: f64, n: u64) -> u64 {
+pub fn generate(tx: Sender<Msg>, start: Instant, rate: f64, n: u64, seed: u64) -> u64 {
     let mut i = 0;
     while i < n {
         let due = start + intended(i, rate);
@@ -78,7 +109,7 @@ pub fn generate(tx: Sender<Msg>, start: Instant, rate: f64, n: u64) -> u64 {
         }
         let now = Instant::now();
         while i < n && start + intended(i, rate) <= now {
-            tx.send(Msg::Req(Request { id: i, key: mix(i, 1) % KEYS })).expect("the gate runs until the end");
+            tx.send(Msg::Req(Request { id: i, key: key_of(i, seed) })).expect("the gate runs until the end");
             i += 1;
         }
     }
@@ -144,15 +175,14 @@ pub fn join_within<R>(service: ohua::Service<R>, limit: Duration, what: &str) ->
 /// Requests per second the server answers when fed as fast as it takes
 /// them (`n` requests in one burst): its capacity, to put the rate in proportion.
 pub fn capacity(n: u64, shape: super::backend::Shape) -> f64 {
-    let (tx, rx) = std::sync::mpsc::channel();
     let (reply_tx, replies) = std::sync::mpsc::channel::<Reply>();
-    let service = shape.start(false, rx, reply_tx, &ohua::Source::new(super::backend::Backend));
+    let (tx, service) = shape.start(false, reply_tx, &ohua::Source::new(super::backend::Backend));
     // Wait for the cache to be built: one request answered.
-    tx.send(Request { id: 0, key: 0 }).expect("service alive");
+    tx.send(Request { id: 0, key: 0 });
     replies.recv().expect("a reply");
     let t = Instant::now();
     for i in 0..n {
-        tx.send(Request { id: i, key: mix(i, 1) % KEYS }).expect("service alive");
+        tx.send(Request { id: i, key: key_of(i, 0) });
     }
     drop(tx);
     let answered = replies.iter().count() as u64;

@@ -13,28 +13,27 @@
 //!
 //! `UPDATE_SHAPE=io` runs the I/O-bound shape instead (`backend.rs`): a
 //! fetch per request from a backend that answers each batch after 2 ms.
+//! `UPDATE_SHAPE=tail` the heavy-tailed one (`tail.rs`): 1 request in 171
+//! waits 10-76 ms for a slow backend query, without holding up the others.
 
 mod backend;
 mod load;
-mod plot;
+pub(crate) mod plot;
 mod report;
 mod run;
 mod server;
-mod stats;
+pub(crate) mod stats;
+mod tail;
 
 use std::time::Duration;
 
-use crate::common::header;
 use backend::Shape;
 use run::{Plan, Variant};
 use stats::{median, Summary, Window};
 
 /// A setting from the environment, or `default`.
 fn setting<T: std::str::FromStr>(name: &str, default: T) -> T {
-    match std::env::var(name) {
-        Ok(v) => v.parse().unwrap_or_else(|_| panic!("update: {name}={v} is not a valid value")),
-        Err(_) => default,
-    }
+    crate::common::setting("update", name, default)
 }
 
 fn ms(us: u64) -> String {
@@ -44,13 +43,9 @@ fn ms(us: u64) -> String {
 /// Prints how the default deployment runs the server (after the warm-up,
 /// so it is planned from measured costs, as in every variant).
 fn describe(shape: Shape) {
-    let (tx, rx) = std::sync::mpsc::channel();
     let (reply_tx, _replies) = std::sync::mpsc::channel();
-    for id in 0..2_000 {
-        tx.send(server::Request { id, key: id % server::KEYS }).expect("receiver alive");
-    }
-    drop(tx);
-    let r = shape.profile(rx, reply_tx);
+    let requests = (0..2_000).map(|id| server::Request { id, key: id % server::KEYS }).collect();
+    let r = shape.profile(requests, reply_tx);
     let replicated: Vec<String> = r
         .nodes
         .iter()
@@ -61,30 +56,56 @@ fn describe(shape: Shape) {
     println!("deploy  : default (auto): {} section(s), replicates {replicated}", r.sections);
 }
 
+/// The environment variables this benchmark reads, as `NAME=value ` for
+/// the ones that are set (for the header's command line).
+fn settings_given() -> String {
+    const NAMES: [&str; 7] =
+        ["UPDATE_SHAPE", "UPDATE_RATE", "UPDATE_SECS", "UPDATE_AT", "UPDATE_ROUNDS", "UPDATE_SVG", "OHUA_ARC_CAPACITY"];
+    NAMES.iter().filter_map(|n| std::env::var(n).ok().map(|v| format!("{n}={v} "))).collect()
+}
+
+/// The header: the shared one's machine lines (`common::header`), but what
+/// this benchmark runs (rounds of four variants, not repeated timings) and
+/// the machine's load when it starts.
+fn header(rounds: usize) {
+    println!("== update: latency over a version change: live update vs drain-and-swap vs restart");
+    println!("command : {}cargo run --release -p ohua-bench -- update", settings_given());
+    crate::common::machine();
+    let loadavg = std::fs::read_to_string("/proc/loadavg").ok();
+    let loadavg: Vec<&str> = loadavg.as_deref().map_or(Vec::new(), |l| l.split_whitespace().take(3).collect());
+    println!("machine : load average {} (1, 5, 15 min, /proc/loadavg) at the start", loadavg.join(", "));
+    println!(
+        "runs    : {rounds} rounds of the four variants, each variant once per round on a fresh service ({} s of load, the same request sequence for all four, another one each round); the table gives medians over rounds (lost, dup, mismatched: sums), the plot medians per window",
+        setting("UPDATE_SECS", 3.0)
+    );
+}
+
 /// Runs the benchmark.
 pub fn run() {
-    header("update", "latency over a version change: live update vs drain-and-swap vs restart");
+    let rounds: usize = setting("UPDATE_ROUNDS", 5);
+    header(rounds);
     let plan = Plan {
         rate: setting("UPDATE_RATE", 20_000.0),
         length: Duration::from_secs_f64(setting("UPDATE_SECS", 3.0)),
         update_at: Duration::from_secs_f64(setting("UPDATE_AT", 1.0)),
     };
-    let rounds: usize = setting("UPDATE_ROUNDS", 5);
     let shape = match setting("UPDATE_SHAPE", "cpu".to_string()).as_str() {
         "cpu" => Shape::Cpu,
         "io" => Shape::Io,
-        other => panic!("update: UPDATE_SHAPE={other}: expected cpu or io"),
+        "tail" => Shape::Tail,
+        other => panic!("update: UPDATE_SHAPE={other}: expected cpu, io or tail"),
     };
     let results_dir = concat!(env!("CARGO_MANIFEST_DIR"), "/results");
     let default_svg = match shape {
         Shape::Cpu => format!("{results_dir}/update-latency.svg"),
         Shape::Io => format!("{results_dir}/update-latency-io.svg"),
+        Shape::Tail => format!("{results_dir}/update-latency-tail.svg"),
     };
     let svg_path: String = setting("UPDATE_SVG", default_svg);
     server::calibrate();
     // Both versions run once first, so every measured run is planned from measured costs.
     let warm = Plan { length: Duration::from_millis(600), update_at: Duration::from_millis(300), ..plan };
-    run::run(Variant::Restart, &warm, shape);
+    run::run(Variant::Restart, &warm, shape, 0);
     let capacity = load::capacity(40_000, shape);
     describe(shape);
     println!(
@@ -101,19 +122,21 @@ pub fn run() {
             backend::LATENCY
         );
         println!("io trace: {}", backend::trace(plan.rate, Duration::from_secs(1)));
+    } else if shape == Shape::Tail {
+        println!("shape   : {}", tail::describe());
     } else {
-        println!("shape   : cpu: no I/O (UPDATE_SHAPE=io for a backend fetch per request)");
+        println!("shape   : cpu: no I/O (UPDATE_SHAPE=io for a backend fetch per request, tail for slow requests)");
     }
     println!(
         "capacity: {capacity:.0} requests/s when fed in one burst, so the rate is {:.0} % of it",
         100.0 * plan.rate / capacity
     );
-    println!("rounds  : {rounds} (each variant once per round, each run a fresh service); medians over rounds\n");
+    println!();
 
     let mut results: Vec<Vec<(Summary, Vec<Window>)>> = vec![Vec::new(); Variant::ALL.len()];
     for round in 1..=rounds {
         for (k, &variant) in Variant::ALL.iter().enumerate() {
-            let outcome = run::run(variant, &plan, shape);
+            let outcome = run::run(variant, &plan, shape, round as u64 - 1);
             let ws = stats::windows(&outcome, &plan);
             let s = stats::summarize(&outcome, &ws, &plan);
             let first = s.first_v2.map_or("-".to_string(), |us| format!("{} ms", ms(us)));
@@ -136,7 +159,7 @@ pub fn run() {
         }
     }
     report::table(&results);
-    report::targets(&results);
+    report::targets(&results, shape == Shape::Tail);
     let series: Vec<plot::Series<'_>> = Variant::ALL
         .iter()
         .zip(&results)

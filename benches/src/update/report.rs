@@ -47,22 +47,35 @@ struct Target {
     bound: f64,
 }
 
-/// The targets, as ratios per round and their median.
-pub fn targets(results: &[Vec<(Summary, Vec<Window>)>]) {
+/// `variant`'s update-window p99 (or max) over `against`'s, per round.
+fn ratios(results: &[Vec<(Summary, Vec<Window>)>], variant: usize, against: usize, spike: bool) -> Vec<f64> {
+    let pick = |s: &Summary| if spike { s.update_max } else { s.update_p99 };
+    (results[variant].iter().zip(&results[against]))
+        .map(|(x, y)| pick(&x.0) as f64 / pick(&y.0).max(1) as f64)
+        .collect()
+}
+
+fn median_ratio(ratios: &[f64]) -> f64 {
+    let mut sorted = ratios.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    sorted[sorted.len() / 2]
+}
+
+/// The targets, as ratios per round and their median. A spike is
+/// the update window's max, except on the heavy-tailed shape (`tail`),
+/// where every window's max is a slow request's own query time (10-76 ms,
+/// whatever the variant does): there it is the window's p99, which the slow
+/// requests (0.6 %) stay below, and the max ratios follow for reference.
+pub fn targets(results: &[Vec<(Summary, Vec<Window>)>], tail: bool) {
     println!();
     let rows = [
         Target { variant: 1, against: 0, spike: false, at_least: false, bound: 1.2 },
-        Target { variant: 2, against: 1, spike: true, at_least: true, bound: 5.0 },
-        Target { variant: 3, against: 1, spike: true, at_least: true, bound: 20.0 },
+        Target { variant: 2, against: 1, spike: !tail, at_least: true, bound: 5.0 },
+        Target { variant: 3, against: 1, spike: !tail, at_least: true, bound: 20.0 },
     ];
     for t in rows {
-        let pick = |s: &Summary| if t.spike { s.update_max } else { s.update_p99 };
-        let ratios: Vec<f64> = (results[t.variant].iter().zip(&results[t.against]))
-            .map(|(x, y)| pick(&x.0) as f64 / pick(&y.0).max(1) as f64)
-            .collect();
-        let mut sorted = ratios.clone();
-        sorted.sort_by(f64::total_cmp);
-        let med = sorted[sorted.len() / 2];
+        let ratios = ratios(results, t.variant, t.against, t.spike);
+        let med = median_ratio(&ratios);
         let met = if t.at_least { med >= t.bound } else { med <= t.bound };
         let each: Vec<String> = ratios.iter().map(|r| format!("{r:.2}")).collect();
         println!(
@@ -75,5 +88,18 @@ pub fn targets(results: &[Vec<(Summary, Vec<Window>)>]) {
             t.bound,
             if met { "✓" } else { "✗" }
         );
+    }
+    if tail {
+        for variant in [2, 3] {
+            let ratios = ratios(results, variant, 1, true);
+            let each: Vec<String> = ratios.iter().map(|r| format!("{r:.2}")).collect();
+            println!(
+                "  (for reference: {} / {}, update-window max: {:.2}x (rounds: {}); a slow request's own time sets every variant's max)",
+                Variant::ALL[variant].label(),
+                Variant::ALL[1].label(),
+                median_ratio(&ratios),
+                each.join(" ")
+            );
+        }
     }
 }

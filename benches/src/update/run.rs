@@ -5,7 +5,7 @@ use std::sync::mpsc::{self, Sender};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::backend::{Backend, Shape};
+use super::backend::{self, Shape};
 use super::load::{collect, cpu_time, gate, generate, join_within, Collected, Msg, Progress};
 use super::server::{upgrade, Request};
 
@@ -18,7 +18,8 @@ pub enum Variant {
     Marker,
     /// Hold new requests at the gate, wait for every reply, update, release.
     Drain,
-    /// Stop the service, join it, start version 2 (state rebuilt), release.
+    /// Stop the service, join it (every request it took answered), start a
+    /// process, reconnect, start version 2 (state rebuilt), release.
     Restart,
 }
 
@@ -81,15 +82,16 @@ fn pause(gate_tx: &Sender<Msg>, detach: bool) -> u64 {
     acked.recv().expect("gate answers")
 }
 
-/// Run `variant` once under `plan` on a fresh service of `shape`.
-pub fn run(variant: Variant, plan: &Plan, shape: Shape) -> Outcome {
+/// Run `variant` once under `plan` on a fresh service of `shape`, with the
+/// requests' keys drawn by `seed` ([`super::load::key_of`]).
+pub fn run(variant: Variant, plan: &Plan, shape: Shape, seed: u64) -> Outcome {
     let n = plan.requests();
-    let (req_tx, req_rx) = mpsc::channel();
     let (reply_tx, replies) = mpsc::channel();
-    let db = ohua::Source::new(Backend);
-    let mut service = shape.start(false, req_rx, reply_tx.clone(), &db);
+    let db = backend::connect(shape);
+    let mut db_after = None;
+    let (req_tx, mut service) = shape.start(false, reply_tx.clone(), &db);
     // The load starts once the service answers (its cache is built).
-    req_tx.send(Request { id: 0, key: 0 }).expect("service alive");
+    req_tx.send(Request { id: 0, key: 0 });
     replies.recv().expect("the service answers");
     let (gate_tx, gate_rx) = mpsc::channel();
     let gate = std::thread::spawn(move || gate(gate_rx, Some(req_tx)));
@@ -99,7 +101,7 @@ pub fn run(variant: Variant, plan: &Plan, shape: Shape) -> Outcome {
     let p = progress.clone();
     let collector = std::thread::spawn(move || collect(replies, start, n, p));
     let (g, rate) = (gate_tx.clone(), plan.rate);
-    let generator = std::thread::spawn(move || generate(g, start, rate, n));
+    let generator = std::thread::spawn(move || generate(g, start, rate, n, seed));
 
     std::thread::sleep((start + plan.update_at).saturating_duration_since(Instant::now()));
     let t0 = Instant::now();
@@ -129,10 +131,20 @@ pub fn run(variant: Variant, plan: &Plan, shape: Shape) -> Outcome {
             pause(&gate_tx, true);
             join_within(service, Duration::from_secs(60), "the old service");
             let stopped = t0.elapsed();
-            let (tx, rx) = mpsc::channel();
-            service = shape.start(true, rx, reply_tx.clone(), &db);
+            let exec = start_process();
+            let fresh = backend::connect(shape);
+            let reconnected = t0.elapsed();
+            let (tx, s) = shape.start(true, reply_tx.clone(), &fresh);
+            service = s;
+            db_after = Some(fresh);
             gate_tx.send(Msg::Resume(Some(tx))).expect("gate alive");
-            format!("stopped and joined after {}, v2 started after {}", ms(stopped), ms(t0.elapsed()))
+            format!(
+                "stopped and joined after {}, process started in {}, reconnected after {}, v2 started after {}",
+                ms(stopped),
+                ms(exec),
+                ms(reconnected),
+                ms(t0.elapsed())
+            )
         }
     };
     let took = t0.elapsed();
@@ -145,5 +157,29 @@ pub fn run(variant: Variant, plan: &Plan, shape: Shape) -> Outcome {
     join_within(service, Duration::from_secs(60), "the service");
     drop(reply_tx);
     let collected = collector.join().expect("collector");
-    Outcome { collected, took, detail, cpu, backend: db.stats() }
+    let mut backend = db.stats();
+    if let Some(after) = db_after.filter(|_| shape == Shape::Io) {
+        let s = after.stats();
+        backend.calls += s.calls;
+        backend.requests += s.requests;
+        backend.writes += s.writes;
+    }
+    Outcome { collected, took, detail, cpu, backend }
+}
+
+/// What a restart pays for a new process before its `main` runs, done for
+/// real: start this benchmark's own binary (exec, the loader, the Rust
+/// runtime's start; it exits at once on an argument it does not know) and
+/// wait for it. How long it took.
+fn start_process() -> Duration {
+    let t = Instant::now();
+    let exe = std::env::current_exe().expect("update: the benchmark's own binary");
+    let status = std::process::Command::new(exe)
+        .arg("--update-restart-probe")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .expect("update: cannot start a process");
+    assert_eq!(status.code(), Some(2), "update: the probe process should exit at once with 2");
+    t.elapsed()
 }

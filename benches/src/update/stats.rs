@@ -39,7 +39,7 @@ pub struct Summary {
     pub lost: u64,
     pub duplicates: u64,
     pub mismatches: u64,
-    /// Requests answered by version 1 after one answered by version 2.
+    /// Replies of version 1 that arrived after a reply of version 2.
     pub regressions: u64,
     /// Requests answered by version 2.
     pub on_v2: u64,
@@ -83,10 +83,18 @@ pub fn summarize(outcome: &Outcome, ws: &[Window], plan: &Plan) -> Summary {
     let c = &outcome.collected;
     let u = window_of(plan.update_at).min(ws.len() - 1);
     let near = window_of(plan.update_at.saturating_sub(NEAR))..window_of(plan.update_at + NEAR).min(ws.len());
-    let (mut regressions, mut seen_v2, mut on_v2, mut first_v2) = (0, false, 0, None);
+    // In the order the replies arrived: on the CPU and I/O shapes that is
+    // request order; on the tail shape a slow request's reply comes after
+    // those of the requests behind it, from the version running by then.
+    let mut by_arrival: Vec<usize> = (0..c.arrived.len()).filter(|&i| c.arrived[i] != u64::MAX).collect();
+    by_arrival.sort_unstable_by_key(|&i| (c.arrived[i], i));
+    let (mut regressions, mut seen_v2) = (0, false);
+    for i in by_arrival {
+        seen_v2 |= c.version[i] == 2;
+        regressions += u64::from(seen_v2 && c.version[i] == 1);
+    }
+    let (mut on_v2, mut first_v2) = (0, None);
     for (&v, &at) in c.version.iter().zip(&c.arrived) {
-        seen_v2 |= v == 2;
-        regressions += u64::from(seen_v2 && v == 1);
         on_v2 += u64::from(v == 2);
         if v == 2 {
             let since = at.saturating_sub(plan.update_at.as_nanos() as u64) / 1_000;
@@ -118,7 +126,7 @@ pub fn problems(variant: Variant, s: &Summary) -> Vec<String> {
         }
     }
     if s.regressions > 0 {
-        p.push(format!("{} request(s) on v1 after one on v2", s.regressions));
+        p.push(format!("{} reply(s) of v1 after one of v2", s.regressions));
     }
     if (variant == Variant::NoOp) != (s.on_v2 == 0) {
         p.push(format!("{} request(s) on v2", s.on_v2));

@@ -9,11 +9,11 @@
 #[cfg(loom)]
 pub use loom::sync::atomic::{fence, AtomicBool, AtomicIsize, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 #[cfg(loom)]
-pub use loom::sync::{Arc, Mutex};
+pub use loom::sync::{Arc, Condvar, Mutex, MutexGuard};
 #[cfg(not(loom))]
 pub use std::sync::atomic::{fence, AtomicBool, AtomicIsize, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 #[cfg(not(loom))]
-pub use std::sync::{Arc, Mutex};
+pub use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 pub use crossbeam_utils::sync::{Parker, Unparker};
 

@@ -58,7 +58,7 @@
 pub use ohua_macros::{algorithm, replace, updatable};
 
 mod service;
-pub use service::{restore, service, Pending, Service, Update};
+pub use service::{restore, service, Pending, PendingCheckpoint, Replaced, Service, Update};
 
 /// Live updates: replaceable functions and the markers that carry updates
 /// through a running service (see [`Service`]).

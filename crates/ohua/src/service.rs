@@ -5,7 +5,8 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 
 use ohua_runtime::update::{
-    Action, Changes, Checkpoint, Control, MarkError, MarkReport, Replacement, State, StateKinds, Transform,
+    Action, Changes, Checkpoint, Control, Handoff, MarkError, MarkReport, Replacement, SavedState, State, StateKinds,
+    Transform,
 };
 
 /// A running algorithm: the call `run` makes on a thread of its own, with a
@@ -194,6 +195,22 @@ impl Pending {
     }
 }
 
+/// A checkpoint on its way through a service (see
+/// [`Service::request_checkpoint`]).
+pub struct PendingCheckpoint(Pending);
+
+impl PendingCheckpoint {
+    /// Wait until every operator has saved its states.
+    ///
+    /// # Errors
+    ///
+    /// As [`Service::checkpoint`].
+    pub fn wait(&self) -> Result<Checkpoint, MarkError> {
+        let report = self.0.wait()?;
+        Ok(Checkpoint { cut: report.cut, states: report.saved })
+    }
+}
+
 impl<R> Service<R> {
     /// Apply `update` at the next cut of the service's loops and wait until
     /// every operator has passed the cut.
@@ -239,8 +256,115 @@ impl<R> Service<R> {
     /// types, [`MarkError::Rejected`] if one could not be serialized,
     /// [`MarkError::NotReached`] if the service ended first.
     pub fn checkpoint(&self, kinds: &StateKinds) -> Result<Checkpoint, MarkError> {
-        let report = self.control.request(Action::Checkpoint(kinds.clone())).wait()?;
-        Ok(Checkpoint { cut: report.cut, states: report.saved })
+        self.request_checkpoint(kinds).wait()
+    }
+
+    /// Send a checkpoint marker (see [`Service::checkpoint`]) without
+    /// waiting for it: the cut is the next item of the loop's source,
+    /// whenever it comes.
+    pub fn request_checkpoint(&self, kinds: &StateKinds) -> PendingCheckpoint {
+        PendingCheckpoint(Pending(self.control.request(Action::Checkpoint(kinds.clone()))))
+    }
+
+    /// Replace the service's algorithm by the one `run` calls (normally
+    /// another version with the same signature, over a second handle on
+    /// the same source), at one cut, without stopping or draining
+    /// (dissertation §5.5):
+    ///
+    /// - the running version takes no item after the cut: its loop ends
+    ///   there, it finishes the items it took and returns its result
+    ///   ([`Replaced::retired`]);
+    /// - the new version starts at once, but its loop takes its first item
+    ///   only after the old one has taken its last, from its own handle on
+    ///   the source (a clone of a `crossbeam_channel::Receiver`, a
+    ///   `TcpListener::try_clone`, ...). So every item runs entirely on one
+    ///   version, none is lost or taken twice, and both versions run side
+    ///   by side while the old one finishes;
+    /// - states of the types in `kinds` move from the old version's
+    ///   operators to the new version's by type (as JSON, like a
+    ///   [`Service::checkpoint`]): an operator of the new version that holds
+    ///   one waits, before its first item, until the old operator holding
+    ///   that type has passed the cut. A type must be held by one operator
+    ///   in each version. The new version may hold states the old one did
+    ///   not (an inserted cache) and lack some it had.
+    ///
+    /// The cut is made at the old loop's next item: if its source is
+    /// waiting in `next()`, the item it returns is the old version's last
+    /// and `replace` returns after it arrived. The source must not buffer
+    /// items inside the iterator the old loop drops (a channel or a
+    /// listener does not; a `BufReader`'s lines would).
+    ///
+    /// From now on `self` is the new version; the old one is in the result.
+    /// A replacement is not undone: if a state could not move, the new
+    /// version runs with its own and [`Replaced::check`] says which.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// #[ohua::algorithm]
+    /// fn v1(requests: crossbeam_channel::Receiver<u32>, out: crossbeam_channel::Sender<String>) -> usize {
+    ///     let mut log = Log::new(out);
+    ///     for r in requests {
+    ///         let text = format!("v1 {r}");
+    ///         log.send(text);
+    ///     }
+    ///     log.count()
+    /// }
+    /// #[ohua::algorithm]
+    /// fn v2(requests: crossbeam_channel::Receiver<u32>, out: crossbeam_channel::Sender<String>) -> usize {
+    ///     let mut log = Log::new(out);
+    ///     for r in requests {
+    ///         let text = format!("v2 {}", r * 10);
+    ///         log.send(text);
+    ///     }
+    ///     log.count()
+    /// }
+    /// # #[derive(serde::Serialize, serde::Deserialize)]
+    /// # struct Log { #[serde(skip)] out: Option<crossbeam_channel::Sender<String>>, sent: usize }
+    /// # #[ohua::updatable]
+    /// # impl Log {
+    /// #     fn new(out: crossbeam_channel::Sender<String>) -> Self { Log { out: Some(out), sent: 0 } }
+    /// #     fn send(&mut self, s: String) { self.sent += 1; let _ = self.out.as_ref().unwrap().send(s); }
+    /// #     fn count(&self) -> usize { self.sent }
+    /// # }
+    ///
+    /// let (tx, rx) = crossbeam_channel::unbounded();
+    /// let (out, replies) = crossbeam_channel::unbounded();
+    /// let (rx1, out1) = (rx.clone(), out.clone());
+    /// let mut service = ohua::service(move || v1(rx1, out1));
+    /// tx.send(1).unwrap();
+    /// assert_eq!(replies.recv().unwrap(), "v1 1");
+    ///
+    /// // The replacement's cut comes with the next request (the old
+    /// // version's last); `kinds` lists no state, so none moves.
+    /// let sender = std::thread::spawn(move || { tx.send(2).unwrap(); tx.send(3).unwrap(); });
+    /// let replaced = service.replace(&ohua::update::StateKinds::new(), move || v2(rx, out));
+    /// replaced.check().unwrap();
+    /// assert_eq!(replaced.retired.join(), 2, "v1 answered 1 and 2");
+    /// // Both versions ran at once: the replies may come in either order.
+    /// let mut last = [replies.recv().unwrap(), replies.recv().unwrap()];
+    /// last.sort();
+    /// assert_eq!(last, ["v1 2", "v2 30"]);
+    /// sender.join().unwrap();
+    /// service.stop();
+    /// # drop(replies);
+    /// ```
+    pub fn replace(&mut self, kinds: &StateKinds, run: impl FnOnce() -> R + Send + 'static) -> Replaced<R>
+    where
+        R: Send + 'static,
+    {
+        let handoff = Handoff::new(kinds.clone());
+        let handing = self.control.request(Action::Handover(handoff.clone()));
+        let control = Control::new();
+        // Requested before the run starts: its loop inserts it first.
+        let taking = control.request(Action::Takeover(handoff.clone()));
+        let retired = std::mem::replace(self, start(control, run));
+        let old = handing.wait();
+        // Whether or not the old version made the cut (it may have ended
+        // before), nothing more comes from it.
+        handoff.close();
+        let new = taking.wait();
+        Replaced { retired, old, new, unclaimed: handoff.unclaimed() }
     }
 
     /// Ask the service's top-level loops to stop taking items. Items
@@ -267,6 +391,47 @@ impl<R> Service<R> {
         match self.thread.join() {
             Ok(r) => r,
             Err(payload) => std::panic::resume_unwind(payload),
+        }
+    }
+}
+
+/// What [`Service::replace`] did.
+pub struct Replaced<R> {
+    /// The old version: it finishes the items it took before the cut
+    /// (and only those); [`Service::join`] gives its result.
+    pub retired: Service<R>,
+    /// How the cut crossed the old version: the items its loop took
+    /// ([`MarkReport::cut`]) and the states it saved
+    /// ([`MarkReport::saved`]). [`MarkError::NotReached`] if it had ended
+    /// before (the new version then starts on what is left of the source).
+    pub old: Result<MarkReport, MarkError>,
+    /// How the new version took over: the operators that took an old
+    /// state ([`MarkReport::reached`]), or why one could not.
+    pub new: Result<MarkReport, MarkError>,
+    /// States the old version saved that no operator of the new one holds:
+    /// they stay with the old version.
+    pub unclaimed: Vec<SavedState>,
+}
+
+impl<R> Replaced<R> {
+    /// Whether the replacement was clean: the old version made the cut,
+    /// every state it saved moved, and the new version took them.
+    ///
+    /// # Errors
+    ///
+    /// The old version's error (it had ended; two of its operators held
+    /// states of one type), else the new version's (a state did not load;
+    /// two of its operators hold one type), else
+    /// [`MarkError::NoState`] naming a state nobody took.
+    pub fn check(&self) -> Result<(), MarkError> {
+        self.old.as_ref().map_err(Clone::clone)?;
+        let new = self.new.as_ref().map_err(Clone::clone)?;
+        match self.unclaimed.first() {
+            Some(s) => Err(MarkError::NoState {
+                state: format!("{} (saved at {}; the new version holds none)", s.state, s.operator),
+                report: Box::new(new.clone()),
+            }),
+            None => Ok(()),
         }
     }
 }

@@ -37,6 +37,11 @@ pub struct Conn {
     /// The response being written: head, body, and how much is written.
     pub(crate) out_head: Vec<u8>,
     pub(crate) out_body: Arc<[u8]>,
+    /// A body to send from an open file instead of `out_body` (set by
+    /// `compose` for a [`super::Body::File`], sent by
+    /// [`super::reply_sendfile`]; the default `reply` sends only
+    /// `out_head` and `out_body`).
+    pub(crate) out_file: Option<super::OpenFile>,
     pub(crate) written: usize,
     /// When the current write started waiting for the client.
     pub(crate) write_started: Option<Instant>,
@@ -58,6 +63,7 @@ impl Conn {
             head_started: None,
             out_head: Vec::new(),
             out_body: Arc::from(&[][..]),
+            out_file: None,
             written: 0,
             write_started: None,
             close_after: false,
@@ -68,9 +74,10 @@ impl Conn {
         }
     }
 
-    /// Bytes of the response not yet written.
+    /// Bytes of the response in memory (head and `out_body`) not yet
+    /// written.
     pub(crate) fn unwritten(&self) -> usize {
-        self.out_head.len() + self.out_body.len() - self.written
+        (self.out_head.len() + self.out_body.len()).saturating_sub(self.written)
     }
 }
 

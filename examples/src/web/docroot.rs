@@ -14,7 +14,7 @@ pub const LARGE: usize = 20 * 1024;
 
 /// Fill `dir` (created if needed): `index.html` (with `logo.png`),
 /// `small.html` (512 B), `large.html` (20 KiB), `news/N.html` (512 B each)
-/// and `articles/N.html` (20 KiB each), N < [`DOCUMENTS`].
+/// and `articles/N.html` (20 KiB each), N < 100.
 ///
 /// # Errors
 ///

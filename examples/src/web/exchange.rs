@@ -47,18 +47,72 @@ pub struct Request {
 }
 
 /// A resource to send.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct Found {
     /// The response status (200, or an error with a short text body).
     pub status: u16,
     /// The `Content-Type`.
     pub content_type: &'static str,
     /// The body (not sent for `HEAD`, but its length is).
-    pub body: Arc<[u8]>,
+    pub body: Body,
     /// From the request.
     pub head_only: bool,
     /// From the request; an error status closes the connection anyway.
     pub keep_alive: bool,
+}
+
+/// The body of a response: bytes in memory, or (after the zero-copy
+/// switch, [`super::switch_to_sendfile`]) a file left open for `reply` to
+/// send from the kernel.
+///
+/// The two `load`s and the two `reply`s are mutually dependent through
+/// this: the default `reply` sends the bytes in memory and knows nothing of
+/// files (for a [`Body::File`] it sends the head and no body), while
+/// [`super::reply_sendfile`] sends a file with `sendfile(2)`.
+#[derive(Debug)]
+pub enum Body {
+    /// In memory: a file read by the default `load`, a cached file, an
+    /// error page.
+    Bytes(Arc<[u8]>),
+    /// An open file, not read ([`super::Files::load_zero_copy`]).
+    File(OpenFile),
+}
+
+impl Body {
+    /// The body's length in bytes (its `Content-Length`).
+    pub fn len(&self) -> u64 {
+        match self {
+            Body::Bytes(b) => b.len() as u64,
+            Body::File(f) => f.len,
+        }
+    }
+
+    /// Whether the body is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// A file opened by `load` for `reply` to send, and its length when it was
+/// opened (the `Content-Length` sent; a file that shrinks meanwhile ends
+/// the connection rather than send a short body).
+#[derive(Debug)]
+pub struct OpenFile {
+    /// The file, open for reading.
+    pub file: std::fs::File,
+    /// Its length when opened.
+    pub len: u64,
+    /// `reply_sendfile` has announced it in the head
+    /// (`X-Ohua-Body: sendfile`); a response resumed after a partial write
+    /// is not announced twice.
+    pub(crate) announced: bool,
+}
+
+impl OpenFile {
+    /// `file`, of `len` bytes.
+    pub fn new(file: std::fs::File, len: u64) -> Self {
+        OpenFile { file, len, announced: false }
+    }
 }
 
 impl Exchange {

@@ -5,7 +5,7 @@ use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::exchange::{Exchange, Found, Request, Step};
+use super::exchange::{Body, Exchange, Found, OpenFile, Request, Step};
 
 /// The directory the server serves, resolved once (symlinks and all), so
 /// every file can be checked to lie below it.
@@ -75,6 +75,20 @@ impl Root {
     /// 404 for no such file, 403 for one outside the root or not readable,
     /// 500 for one over [`Root::max_file`] or a failed read.
     pub fn read(&self, path: &str) -> Result<(Vec<u8>, &'static str), u16> {
+        let (mut file, len, kind) = self.open(path)?;
+        let mut bytes = vec![0; len as usize];
+        file.read_exact(&mut bytes).map_err(status_of)?;
+        Ok((bytes, kind))
+    }
+
+    /// The file a request path names, open, with its length and
+    /// `Content-Type`: [`Root::read`] without reading it (the zero-copy
+    /// `load`, [`Files::load_zero_copy`]). Same statuses as `read`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Root::read`] (no read, so no read error).
+    pub fn open(&self, path: &str) -> Result<(std::fs::File, u64, &'static str), u16> {
         let (mut file, name) = match super::beneath::open_beneath(&self.handle, path) {
             Err(e) if e.raw_os_error() == Some(libc::ENOSYS) => {
                 let resolved = self.resolve(path)?;
@@ -96,9 +110,7 @@ impl Root {
         if meta.len() > self.max_file {
             return Err(500);
         }
-        let mut bytes = vec![0; meta.len() as usize];
-        file.read_exact(&mut bytes).map_err(status_of)?;
-        Ok((bytes, content_type(&name)))
+        Ok((file, meta.len(), content_type(&name)))
     }
 }
 
@@ -149,7 +161,9 @@ pub fn content_type(path: &str) -> &'static str {
 ///
 /// Updatable: a running server gets a cache by a live update that
 /// transforms this state ([`Files::with_cache`]; the cache insertion of the
-/// dissertation's Fig. 5.17, `tests/web_live_update.rs`).
+/// dissertation's Fig. 5.17, `tests/web_live_update.rs`), and switches to
+/// zero-copy by replacing `load` with [`Files::load_zero_copy`] together
+/// with `reply` ([`super::switch_to_sendfile`], §5.3.2's NIO switch).
 pub struct Files {
     root: Root,
     /// By request path (normalised by `target_path`).
@@ -168,9 +182,27 @@ impl Files {
         Files { root: Root { cache: true, ..self.root.clone() }, cache: self.cache.clone() }
     }
 
-    /// `load`: the file the request names, or the error status.
+    /// The same files without a cache: what was kept in memory is dropped
+    /// (the zero-copy switch's transform: a file sent from the kernel needs
+    /// no copy in memory).
+    pub fn without_cache(&self) -> Files {
+        Files { root: Root { cache: false, ..self.root.clone() }, cache: HashMap::new() }
+    }
+
+    /// `load`: the file the request names, read into memory (or from the
+    /// cache), or the error status.
     pub fn load(&mut self, ex: Exchange) -> Exchange {
-        answer(ex, |r| self.read(r))
+        answer(ex, |r| self.read(r).map(|(bytes, kind)| (Body::Bytes(bytes), kind)))
+    }
+
+    /// `load`, version 2 (zero-copy): the file the request names, opened
+    /// and not read; `reply` sends it from the kernel
+    /// ([`super::reply_sendfile`]). The cache is not consulted (the switch
+    /// drops it, [`Files::without_cache`]). Same statuses as
+    /// [`Files::load`]. Only [`super::reply_sendfile`] sends what this
+    /// returns: the default `reply` would send the head without the body.
+    pub fn load_zero_copy(&mut self, ex: Exchange) -> Exchange {
+        answer(ex, |r| self.root.open(&r.path).map(|(file, len, kind)| (Body::File(OpenFile::new(file, len)), kind)))
     }
 
     fn read(&mut self, r: &Request) -> Result<(Arc<[u8]>, &'static str), u16> {
@@ -214,12 +246,12 @@ impl Snippets {
 
     /// `load-ram`: the snippet the request names, or 404.
     pub fn load(&mut self, ex: Exchange) -> Exchange {
-        answer(ex, |r| self.files.get(&r.path).map(|b| (b.clone(), content_type(&r.path))).ok_or(404))
+        answer(ex, |r| self.files.get(&r.path).map(|b| (Body::Bytes(b.clone()), content_type(&r.path))).ok_or(404))
     }
 }
 
 /// Turn a request into what to send, by `body`; pass other steps on.
-fn answer(mut ex: Exchange, body: impl FnOnce(&Request) -> Result<(Arc<[u8]>, &'static str), u16>) -> Exchange {
+fn answer(mut ex: Exchange, body: impl FnOnce(&Request) -> Result<(Body, &'static str), u16>) -> Exchange {
     let Step::Request(r) = &ex.step else { return ex };
     ex.step = match body(r) {
         Ok((body, content_type)) => {
@@ -229,7 +261,7 @@ fn answer(mut ex: Exchange, body: impl FnOnce(&Request) -> Result<(Arc<[u8]>, &'
         Err(status) => Step::Found(Found {
             status,
             content_type: "text/plain; charset=utf-8",
-            body: super::respond::error_body(status),
+            body: Body::Bytes(super::respond::error_body(status)),
             head_only: r.head_only,
             keep_alive: r.keep_alive,
         }),

@@ -21,6 +21,11 @@
 //! in-memory snippets and on-disk files are loaded in two branches that
 //! can run in different sections.
 //!
+//! Live updates: a running server gets a cache
+//! ([`Files::with_cache`]) or switches to zero-copy `sendfile(2)`
+//! ([`switch_to_sendfile`], `load` and `reply` at one cut) while it serves
+//! (`tests/web_live_update.rs`, `ohua-bench web-update`).
+//!
 //! Sockets are non-blocking: the loop's source, [`Ready`], waits in `epoll`
 //! for connections that have bytes to read or room to write, so `read` and
 //! `reply` never wait for a slow client, and a client that trickles its
@@ -39,18 +44,22 @@ mod respond;
 mod server;
 mod stats;
 mod target;
+mod zero_copy;
 
 pub use conn::{Conn, Wants};
 pub use docroot::generate_root;
-pub use exchange::{Exchange, Found, Request, Step};
+pub use exchange::{Body, Exchange, Found, OpenFile, Request, Step};
 pub use files::{content_type, route, Files, Root, Snippets, SNIPPETS};
 pub use http::{parse, parse_request, read};
 pub use limits::Limits;
 pub use poller::{Ready, Shutdown};
-pub use respond::{compose, error_body, reason, reply, Served};
+#[doc(hidden)]
+pub use respond::__ohua_slot_reply;
+pub use respond::{compose, error_body, reason, reply, reply_sendfile, Served};
 pub use server::{start, Run, Server, Variant};
 pub use stats::ServeStats;
 pub use target::target_path;
+pub use zero_copy::{switch_to_sendfile, SENDFILE_HEADER};
 
 /// The server of Fig. 2.2: every request goes the same way.
 #[ohua::algorithm]

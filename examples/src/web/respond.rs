@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::{Instant, SystemTime};
 
 use super::conn::Back;
-use super::exchange::{Exchange, Found, Step};
+use super::exchange::{Body, Exchange, Found, Step};
 
 /// The reason phrase of a status the server sends.
 pub fn reason(status: u16) -> &'static str {
@@ -48,15 +48,16 @@ fn date() -> String {
 }
 
 /// `compose`: the status line and headers of the response, into the
-/// connection's output buffers (the body is shared, not copied). An error
-/// from `parse` becomes a response that closes the connection.
+/// connection's output buffers (the body is shared, not copied; an open
+/// file is handed on as it is). An error from `parse` becomes a response
+/// that closes the connection.
 pub fn compose(mut ex: Exchange) -> Exchange {
     let found = match std::mem::replace(&mut ex.step, Step::Send) {
         Step::Found(found) => found,
         Step::Fail(status) => Found {
             status,
             content_type: "text/plain; charset=utf-8",
-            body: error_body(status),
+            body: Body::Bytes(error_body(status)),
             head_only: false,
             keep_alive: false,
         },
@@ -83,7 +84,11 @@ pub fn compose(mut ex: Exchange) -> Exchange {
     }
     head.extend_from_slice(if found.keep_alive { b"\r\n" as &[u8] } else { b"Connection: close\r\n\r\n" });
     conn.out_head = head;
-    conn.out_body = if found.head_only { Arc::from(&[][..]) } else { found.body };
+    (conn.out_body, conn.out_file) = match found.body {
+        _ if found.head_only => (Arc::from(&[][..]), None),
+        Body::Bytes(bytes) => (bytes, None),
+        Body::File(file) => (Arc::from(&[][..]), Some(file)),
+    };
     conn.written = 0;
     conn.write_started = None;
     ex
@@ -100,6 +105,9 @@ pub enum Served {
         bytes: usize,
         /// The connection was closed after it.
         closed: bool,
+        /// Its body went from an open file by `sendfile(2)`
+        /// ([`reply_sendfile`]), not from memory.
+        sendfile: bool,
     },
     /// The connection waits for more (a request's bytes or room to write).
     Waiting,
@@ -110,7 +118,28 @@ pub enum Served {
 /// `reply`: write the response without blocking, then send the connection
 /// home: to wait for its next request, to wait for room to write the rest,
 /// or to be closed.
+///
+/// It sends the head and the body in memory; a body left in an open file
+/// ([`Files::load_zero_copy`](super::Files::load_zero_copy)) is not sent:
+/// that needs [`reply_sendfile`], and the two switch together
+/// ([`super::switch_to_sendfile`]).
+#[ohua::updatable]
 pub fn reply(ex: Exchange) -> Served {
+    finish(ex, false)
+}
+
+/// `reply`, version 2 (zero-copy): as [`reply`], but a body in an open file
+/// is sent by the kernel with `sendfile(2)`, after the head (a copy loop on
+/// systems without it), and the head announces it with the header
+/// `X-Ohua-Body: sendfile` ([`super::SENDFILE_HEADER`]). Bodies in memory
+/// (error pages, what the default `load` or a cache produced) are written
+/// as [`reply`] writes them.
+pub fn reply_sendfile(ex: Exchange) -> Served {
+    finish(ex, true)
+}
+
+/// Both `reply`s: `zero_copy` sends a body in an open file.
+fn finish(ex: Exchange, zero_copy: bool) -> Served {
     let Exchange { mut conn, step } = ex;
     let home = conn.home.clone();
     match step {
@@ -126,9 +155,16 @@ pub fn reply(ex: Exchange) -> Served {
         }
     }
     let status_bytes = conn.out_head.get(9..12).and_then(|s| std::str::from_utf8(s).ok()?.parse().ok());
-    match write_out(&mut conn) {
+    let file_len = conn.out_file.as_ref().map(|f| f.len).filter(|_| zero_copy);
+    let sent = match file_len {
+        Some(_) => super::zero_copy::send_file(&mut conn),
+        None => write_out(&mut conn),
+    };
+    match sent {
         Ok(true) => {
-            let bytes = conn.out_head.len() + conn.out_body.len();
+            let body = file_len.map_or(conn.out_body.len(), |len| len as usize);
+            let bytes = conn.out_head.len() + body;
+            conn.out_file = None;
             conn.served += 1;
             let status = status_bytes.unwrap_or(0);
             let closed = conn.close_after;
@@ -140,7 +176,7 @@ pub fn reply(ex: Exchange) -> Served {
             } else {
                 home.send(Back::Again(conn));
             }
-            Served::Answered { status, bytes, closed }
+            Served::Answered { status, bytes, closed, sendfile: file_len.is_some() }
         }
         Ok(false) => {
             conn.write_started.get_or_insert_with(Instant::now);
@@ -155,7 +191,8 @@ pub fn reply(ex: Exchange) -> Served {
     }
 }
 
-/// Write what the socket takes; `true` once everything is written.
+/// Write what the socket takes of the head and the body in memory; `true`
+/// once everything is written.
 fn write_out(conn: &mut super::Conn) -> io::Result<bool> {
     while conn.unwritten() > 0 {
         let head = conn.out_head.len();

@@ -16,6 +16,10 @@ pub struct ServeStats {
     pub closed: u64,
     /// Times a connection went back to wait for more bytes or room.
     pub waits: u64,
+    /// Complete responses whose body was sent from an open file by
+    /// `sendfile(2)` (after the zero-copy switch,
+    /// [`super::switch_to_sendfile`]).
+    pub sendfile: u64,
 }
 
 impl ServeStats {
@@ -27,10 +31,11 @@ impl ServeStats {
     /// Count what `reply` did.
     pub fn record(&mut self, s: Served) {
         match s {
-            Served::Answered { status, bytes, closed } => {
+            Served::Answered { status, bytes, closed, sendfile } => {
                 *self.by_status.entry(status).or_default() += 1;
                 self.bytes += bytes as u64;
                 self.closed += u64::from(closed);
+                self.sendfile += u64::from(sendfile);
             }
             Served::Waiting => self.waits += 1,
             Served::Closed => self.closed += 1,
@@ -49,6 +54,10 @@ impl fmt::Display for ServeStats {
         for (i, (status, n)) in self.by_status.iter().enumerate() {
             write!(f, "{}{status}: {n}", if i > 0 { ", " } else { "" })?;
         }
-        write!(f, "), {} bytes, {} connections closed", self.bytes, self.closed)
+        write!(f, "), {} bytes, {} connections closed", self.bytes, self.closed)?;
+        if self.sendfile > 0 {
+            write!(f, ", {} bodies by sendfile", self.sendfile)?;
+        }
+        Ok(())
     }
 }

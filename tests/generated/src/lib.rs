@@ -31,12 +31,17 @@ const HANG_SECS: u64 = 300;
 /// If a program fails, panics or hangs (its source is saved under
 /// `target_tmp`).
 pub fn check_all(
+    kind: &str,
     programs: Vec<(usize, &'static str, Program)>,
     inputs: Vec<(Vec<i64>, i64)>,
     seed: u64,
     target_tmp: &str,
 ) {
-    let deployments = ohua_conformance::deployments().len();
+    // Services run under the live-update deployments (`check_checkpoint`).
+    let deployments = match kind {
+        "service" => ohua_conformance::live_deployments().len(),
+        _ => ohua_conformance::deployments().len(),
+    };
     let dir = std::path::Path::new(target_tmp).join("ohua-gen-failures");
     let mut failures = Vec::new();
     for (index, source, run) in &programs {
@@ -64,20 +69,20 @@ pub fn check_all(
         let outcome = outcome.unwrap_or_else(|_| Err(format!("hung: no result after {HANG_SECS}s")));
         if let Err(msg) = outcome {
             std::fs::create_dir_all(&dir).unwrap();
-            let path = dir.join(format!("seed{seed}_p{index}.rs"));
+            let path = dir.join(format!("seed{seed}_{kind}{index}.rs"));
             std::fs::write(&path, source).unwrap();
-            eprintln!("FAILED program {index} (seed {seed}), source in {}: {msg}", path.display());
+            eprintln!("FAILED {kind} {index} (seed {seed}), source in {}: {msg}", path.display());
             failures.push(*index);
         }
     }
     assert!(
         failures.is_empty(),
-        "{} of {} generated programs failed (seed {seed}): {failures:?}",
+        "{} of {} generated {kind}s failed (seed {seed}): {failures:?}",
         failures.len(),
         programs.len()
     );
     println!(
-        "{} programs x {} deployments: all equal to sequential (seed {seed}, {} inputs each)",
+        "{} {kind}s x {} deployments: all equal to sequential (seed {seed}, {} inputs each)",
         programs.len(),
         deployments,
         inputs.len()

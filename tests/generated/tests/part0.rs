@@ -7,5 +7,5 @@ include!(concat!(env!("OUT_DIR"), "/part0.rs"));
 
 #[test]
 fn generated_programs_equal_sequential() {
-    ohua_generated::check_all(all_programs(), inputs(), SEED, env!("CARGO_TARGET_TMPDIR"));
+    ohua_generated::check_all("program", all_programs(), inputs(), SEED, env!("CARGO_TARGET_TMPDIR"));
 }

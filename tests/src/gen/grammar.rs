@@ -630,13 +630,112 @@ pub fn file_of(seed: u64, range: std::ops::Range<usize>) -> String {
         "pub fn inputs() -> Vec<(Vec<i64>, i64)> {{\n    let mut v = Vec::new();\n    for xs in [vec![], vec![1], vec![5, -3, 7, 0], vec![{}]] {{\n        for k in [0, 3, -7] {{ v.push((xs.clone(), k)); }}\n    }}\n    v\n}}\n",
         random.join(", ")
     );
-    let mut table = String::from("pub fn all_programs() -> Vec<(usize, &'static str, fn(&[(Vec<i64>, i64)]) -> Result<(), String>)> {\n    vec![\n");
-    for i in range {
-        let p = program(seed, i);
-        table += &format!("        ({i}, r####\"{p}\"####, p{i}::run),\n");
+    out += &modules("all_programs", "p", range.map(|i| (i, program(seed, i))));
+    out
+}
+
+/// The generated modules' sources (`{prefix}{i}`, each with a `run`) and the
+/// function `{table}()` listing them: number, source text, `run`.
+fn modules(table: &str, prefix: &str, sources: impl Iterator<Item = (usize, String)>) -> String {
+    let mut out = String::new();
+    let mut list = format!("pub fn {table}() -> Vec<(usize, &'static str, fn(&[(Vec<i64>, i64)]) -> Result<(), String>)> {{\n    vec![\n");
+    for (i, p) in sources {
+        list += &format!("        ({i}, r####\"{p}\"####, {prefix}{i}::run),\n");
         out += &p;
     }
-    table += "    ]\n}\n";
-    out += &table;
+    list += "    ]\n}\n";
+    out += &list;
+    out
+}
+
+/// Imports of the generated services (`service_file`).
+pub const SERVICE_PRELUDE: &str = r#"
+use std::sync::mpsc::{Receiver, Sender};
+use ohua::algorithm;
+use ohua_conformance::{check_checkpoint, Log, Replies};
+
+"#;
+
+/// Service `index` for `seed`: a module `c{index}` holding `svc`, an
+/// algorithm whose loop over a channel of requests `(xs, k)` runs a
+/// generated body on 1-3 `Log` states (each also pushed at the end of the
+/// body, so every state lives in the loop) and sends a reply per request,
+/// the identical plain function `seq` over a vector of requests, and `run`,
+/// which checks checkpoint + restore + replay against `seq`
+/// (`ohua_conformance::check_checkpoint`).
+pub fn service_program(seed: u64, index: usize) -> String {
+    let mut rng = Rng::new(seed.wrapping_mul(3_000_017).wrapping_add(index as u64) ^ 0x5E);
+    let nstates = 1 + rng.below(3);
+    let size = 8 + rng.below(24) as isize;
+    let states: Vec<String> = (0..nstates).map(|i| format!("s{i}")).collect();
+    let mut g = Gen {
+        rng,
+        scopes: vec![vec!["k".into()]],
+        muts: vec![vec![]],
+        states: states.clone(),
+        has_xs: true,
+        helper: false,
+        next: 0,
+        budget: 0,
+        loop_depth: 0,
+        tag: 0,
+        keyed: false,
+        key: None,
+        io: Vec::new(),
+        writable: Vec::new(),
+    };
+    let mut b = String::from("            let (xs, k) = req;\n");
+    b += &body(&mut g, &states, size, 3);
+    let last = g.var();
+    for s in &states {
+        b += &format!("            {s}.push({last});\n");
+    }
+    let mut rets: Vec<String> = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
+    for v in g.scopes[0].iter().rev() {
+        if rets.len() >= 3 {
+            break;
+        }
+        if seen.insert(v.clone()) {
+            rets.push(v.clone());
+        }
+    }
+    for m in g.muts[0].iter().rev().take(2) {
+        rets.push(m.clone());
+    }
+    for s in &states {
+        b += &format!("            let q{s} = {s}.peek();\n");
+        rets.push(format!("q{s}"));
+    }
+    b += &format!("            let reply = ({},);\n", rets.join(", "));
+    let ty = format!("({},)", vec!["i64"; rets.len()].join(", "));
+    let inits: String = states.iter().map(|s| format!("        let mut {s} = Log::new();\n")).collect();
+    let mut src = String::new();
+    src += &format!("#[allow(unused, unused_mut, unused_variables, unused_assignments, unused_parens)]\nmod c{index} {{\n    use super::*;\n");
+    src += &format!("    pub type Reply = {ty};\n");
+    src += &format!(
+        "    #[ohua::algorithm]\n    pub fn svc(requests: Receiver<(Vec<i64>, i64)>, out: Sender<Reply>) -> u8 {{\n{inits}        let mut replies = Replies::new(out);\n        for req in requests {{\n{b}            replies.send(reply);\n        }}\n        0\n    }}\n"
+    );
+    src += &format!(
+        "    pub fn seq(requests: Vec<(Vec<i64>, i64)>) -> Vec<Reply> {{\n{inits}        let mut replies = Vec::new();\n        for req in requests {{\n{b}            replies.push(reply);\n        }}\n        replies\n    }}\n"
+    );
+    src += "    pub fn run(requests: &[(Vec<i64>, i64)]) -> Result<(), String> {\n        check_checkpoint(svc, seq, requests)\n    }\n}\n";
+    src
+}
+
+/// The generated services numbered `range`, with `inputs` and
+/// `all_services` (see [`service_program`]).
+pub fn service_file(seed: u64, range: std::ops::Range<usize>) -> String {
+    let mut out = String::from(SERVICE_PRELUDE);
+    // The programs' helper functions (`f1`, `lit`, ...), without their imports.
+    out += &PRELUDE[PRELUDE.find("pub fn f1").expect("the prelude defines f1")..];
+    out += &format!("pub const SEED: u64 = {seed};\n");
+    let mut rng = Rng::new(seed ^ 0x5E5E);
+    let random: Vec<String> = (0..12).map(|_| (rng.below(2001) as i64 - 1000).to_string()).collect();
+    out += &format!(
+        "/// Requests: every `xs` with every `k`, twice.\npub fn inputs() -> Vec<(Vec<i64>, i64)> {{\n    let mut v = Vec::new();\n    for _ in 0..2 {{\n        for xs in [vec![], vec![1], vec![5, -3, 7, 0], vec![{}]] {{\n            for k in [0, 3, -7] {{ v.push((xs.clone(), k)); }}\n        }}\n    }}\n    v\n}}\n",
+        random.join(", ")
+    );
+    out += &modules("all_services", "c", range.map(|i| (i, service_program(seed, i))));
     out
 }

@@ -170,7 +170,17 @@ fn node(g: &Graph, n: usize) -> TokenStream {
         Kind::Carry { level } => {
             let (i, t, f) = (input(g, n, 0), input(g, n, 1), input(g, n, 2));
             let (c, fin, level) = (output(g, n, 0), output(g, n, 1), num(*level));
-            quote!(#rt::Carry::new(#i, #t, #f, #level, #c, #fin))
+            // The carried values come packed in a tuple; up to 12 parts
+            // (`ohua_runtime::update::Parts`) markers can transform and save
+            // them, as the states the loop body threads.
+            let parts = g.arc_to(n, 0).map(|a| g.arcs[a].from.0).map(|p| &g.nodes[p]).and_then(|p| match &p.kind {
+                Kind::Call(c) if matches!(c.code, crate::ir::Code::Pack) => Some(p.inputs),
+                _ => None,
+            });
+            match parts {
+                Some(1..=12) => quote!(#rt::Carry::new(#i, #t, #f, #level, #c, #fin).with_states()),
+                _ => quote!(#rt::Carry::new(#i, #t, #f, #level, #c, #fin)),
+            }
         }
         Kind::Loop { level } => {
             let (i, f) = (input(g, n, 0), input(g, n, 1));

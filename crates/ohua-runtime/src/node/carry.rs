@@ -12,6 +12,7 @@ use super::marks::{self, Attach, Marks};
 use super::{Node, Step};
 use crate::packet::{Level, Packet};
 use crate::port::{In, Out};
+use crate::update::{Parts, StateRef};
 
 /// Pop the end markers the loop body echoed back into the feedback arc.
 ///
@@ -30,6 +31,9 @@ fn drain_echoes<T>(feedback: &mut In<T>) -> usize {
     }
     n
 }
+
+/// Shows the parts of a carried tuple (`Parts::visit_parts`).
+type VisitParts<T> = fn(&mut T, &mut dyn FnMut(StateRef<'_>));
 
 enum Phase<T> {
     /// Between activations of the parent level: no value held.
@@ -54,12 +58,27 @@ pub struct Carry<T> {
     final_out: Out<T>,
     phase: Phase<T>,
     marks: Option<Marks>,
+    /// Shows the parts of the held tuple to a marker that transforms or
+    /// saves states (`Carry::with_states`).
+    parts: Option<VisitParts<T>>,
 }
 
 impl<T: Send> Carry<T> {
     /// Carry for a loop entered at `level` (body at `level + 1`).
     pub fn new(init: In<T>, ticks: In<()>, feedback: In<T>, level: Level, current: Out<T>, final_out: Out<T>) -> Self {
-        Carry { init, ticks, feedback, level, current, final_out, phase: Phase::NeedInit, marks: None }
+        Carry { init, ticks, feedback, level, current, final_out, phase: Phase::NeedInit, marks: None, parts: None }
+    }
+
+    /// Let markers transform and save the carried values (the states the
+    /// loop body threads through several statements): between two
+    /// iterations this node holds them, so it is where they are at a cut.
+    #[doc(hidden)]
+    pub fn with_states(mut self) -> Self
+    where
+        T: Parts,
+    {
+        self.parts = Some(<T as Parts>::visit_parts);
+        self
     }
 
     /// Take the parent's initial value if none is held. False if not there yet.
@@ -130,14 +149,25 @@ impl<T: Send> Node for Carry<T> {
                 // A control marker between two iterations of this loop goes
                 // into the body (which echoes it back); one from further out
                 // is on the initial values too, and goes on after the loop.
+                // Between two iterations the carry holds the values the
+                // body threads from one to the next: the states at the cut.
                 Some(Packet::Mark(m)) if m.level == self.level => {
                     let m = *m;
                     if self.current.room() == 0 {
                         break;
                     }
+                    let states = self.parts.filter(|_| marks::wants_states(&self.marks, m));
+                    if states.is_some() && !self.ensure_value() {
+                        break;
+                    }
                     self.ticks.pop();
                     let forwarded = self.current.send_mark(m);
-                    marks::passed(&mut self.marks, m, 1, forwarded);
+                    match (states, &mut self.phase) {
+                        (Some(visit), Phase::Holding(v)) => {
+                            marks::passed_with_states(&mut self.marks, m, 1, forwarded, &mut |f| visit(v, f))
+                        }
+                        _ => marks::passed(&mut self.marks, m, 1, forwarded),
+                    }
                 }
                 Some(Packet::Mark(m)) => {
                     let m = *m;

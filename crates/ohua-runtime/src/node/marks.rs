@@ -68,7 +68,20 @@ impl Marks {
                 Ok(_) => Outcome::Restored { operator: name },
                 Err(message) => Outcome::Rejected { operator: name, message },
             },
-            (Action::Checkpoint(_) | Action::Restore(_), None) => Outcome::Nothing,
+            (Action::Handover(h), Some(visit)) => {
+                match h.kinds().save_all(name, visit).and_then(|saved| h.deposit(&saved).map(|()| saved)) {
+                    Ok(saved) => Outcome::Saved(saved),
+                    Err(message) => Outcome::Rejected { operator: name, message },
+                }
+            }
+            (Action::Takeover(h), Some(visit)) => match h.take_over(visit) {
+                Ok(0) => Outcome::Nothing,
+                Ok(_) => Outcome::Restored { operator: name },
+                Err(message) => Outcome::Rejected { operator: name, message },
+            },
+            (Action::Checkpoint(_) | Action::Restore(_) | Action::Handover(_) | Action::Takeover(_), None) => {
+                Outcome::Nothing
+            }
         };
         marker.passed(self.node, consumed, forwarded, outcome);
     }
@@ -79,6 +92,7 @@ impl Marks {
         match self.control.marker(m.id).action() {
             Action::Update(changes) => !self.my_transforms(changes).is_empty(),
             Action::Checkpoint(kinds) => !kinds.names().is_empty(),
+            Action::Handover(h) | Action::Takeover(h) => !h.kinds().names().is_empty(),
             Action::Restore(r) => r.0.states.iter().any(|s| self.names.first() == Some(&s.operator.as_str())),
             Action::NoOp => false,
         }

@@ -6,7 +6,7 @@ use super::marks::{self, Attach, Marks};
 use super::{Node, Step};
 use crate::packet::{Level, Mark, Packet};
 use crate::port::{In, Out};
-use crate::update::Control;
+use crate::update::{Action, Control, Handoff};
 
 enum Iterating<I> {
     Idle,
@@ -121,7 +121,16 @@ where
     #[inline(never)]
     fn serve(&mut self) -> usize {
         let Some(service) = &mut self.service else { return 0 };
-        let mut done = service.insert(self.level, &mut self.elements, &mut self.ticks);
+        let (mut done, handover) = service.insert(self.level, &mut self.elements, &mut self.ticks, &mut self.held);
+        if let Some(handoff) = handover {
+            // The old run of a replaced algorithm: the new one takes the
+            // items after the cut from its own handle on the source, once
+            // this one has let go of it (`update/handoff.rs`).
+            self.state = Iterating::Exhausted;
+            self.service = None;
+            handoff.release();
+            return done + 1;
+        }
         if service.inserted < service.control.requested() {
             return done; // no room for the rest yet
         }
@@ -308,18 +317,50 @@ where
 
 impl Service {
     /// Insert the requested markers not inserted yet, as far as both
-    /// outputs have room. Returns how many.
-    fn insert<T>(&mut self, level: Level, elements: &mut Out<T>, ticks: &mut Out<()>) -> usize {
+    /// outputs have room. Returns how many packets went out, and the
+    /// hand-over if one of them ends this run's loop (it is inserted after
+    /// the item `next()` returned while it waited: that is the old run's
+    /// last). A take-over waits, once inserted, until the old run has let
+    /// go of the source.
+    fn insert<T>(
+        &mut self,
+        level: Level,
+        elements: &mut Out<T>,
+        ticks: &mut Out<()>,
+        held: &mut Option<T>,
+    ) -> (usize, Option<Arc<Handoff>>) {
         let mut done = 0;
         while self.inserted < self.control.requested() && elements.room().min(ticks.room()) > 0 {
             let marker = self.control.marker(self.inserted as u32);
+            let handover = match marker.action() {
+                Action::Handover(h) => Some(h.clone()),
+                _ => None,
+            };
+            if let Some(x) = held.take_if(|_| handover.is_some()) {
+                // The marker follows when there is room again (a section
+                // waiting for room is woken only once an output is full).
+                elements.send(x);
+                ticks.send(());
+                self.items += 1;
+                done += 1;
+                continue;
+            }
             let m = Mark { level, id: marker.id() };
             let arcs = elements.send_mark(m) + ticks.send_mark(m);
             marker.inserted(self.node, self.items, arcs);
             self.inserted += 1;
             done += 1;
+            if let Action::Takeover(h) = marker.action() {
+                elements.flush();
+                ticks.flush();
+                crate::exec::before_blocking(true);
+                h.wait_released();
+            }
+            if handover.is_some() {
+                return (done, handover);
+            }
         }
-        done
+        (done, None)
     }
 
     /// A marker to insert, or a stop to obey.

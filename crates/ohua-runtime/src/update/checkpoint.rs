@@ -12,11 +12,14 @@
 //! uninterrupted service gave for them.
 
 use std::any::Any;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Arc;
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use super::state::{State, StateRef, VisitStates};
+use crate::exec::shared::panic_message;
 
 /// One saved state: where it was, its type, and its value as JSON.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -60,13 +63,20 @@ impl Checkpoint {
 }
 
 /// How to save and load one state type.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 struct Kind {
     name: &'static str,
     save: fn(&mut StateRef<'_>) -> Option<Result<String, String>>,
     load: fn(&str) -> Result<Box<dyn Any + Send>, String>,
     put: fn(&mut StateRef<'_>, Box<dyn Any + Send>) -> bool,
+    holds: fn(&mut StateRef<'_>) -> bool,
+    /// A state of this type takes over the old version's state of another
+    /// type (its name), converted (`StateKinds::converted`).
+    from: Option<(&'static str, Convert)>,
 }
+
+/// Loads a saved state of one type as a value of another.
+type Convert = Arc<dyn Fn(&str) -> Result<Box<dyn Any + Send>, String> + Send + Sync>;
 
 /// The state types a checkpoint saves (and a restore loads): types with an
 /// `#[ohua::updatable]` impl block that implement `serde`'s traits.
@@ -100,8 +110,60 @@ impl StateKinds {
 
     /// Also save and restore states of type `S`.
     pub fn with<S: State + Serialize + DeserializeOwned>(mut self) -> Self {
-        self.kinds.push(Kind { name: std::any::type_name::<S>(), save: save::<S>, load: load::<S>, put: put::<S> });
+        self.kinds.push(Kind {
+            name: std::any::type_name::<S>(),
+            save: save::<S>,
+            load: load::<S>,
+            put: put::<S>,
+            holds: holds::<S>,
+            from: None,
+        });
         self
+    }
+
+    /// For `ohua::Service::replace`:
+    /// the old version's state of type `A` moves to the new version's
+    /// operator holding a `B`, converted by `f` (the state's type changes
+    /// with the algorithm). `A` is saved by the old version as with
+    /// [`StateKinds::with`]; if `f` fails or panics, the new operator keeps
+    /// its own `B` and the replacement reports the error.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ohua_runtime::update::{State, StateKinds};
+    /// #[derive(serde::Serialize, serde::Deserialize)]
+    /// struct Count(u64);
+    /// #[derive(serde::Serialize, serde::Deserialize)]
+    /// struct Stats { count: u64, bytes: u64 }
+    /// unsafe impl State for Count {} // SAFETY: no lifetime parameters.
+    /// unsafe impl State for Stats {} // SAFETY: no lifetime parameters.
+    /// let kinds = StateKinds::new().converted(|old: Count| Ok::<_, String>(Stats { count: old.0, bytes: 0 }));
+    /// assert_eq!(kinds.names().len(), 2);
+    /// ```
+    pub fn converted<A, B, E>(mut self, f: impl Fn(A) -> Result<B, E> + Send + Sync + 'static) -> Self
+    where
+        A: State + Serialize + DeserializeOwned,
+        B: State + Serialize + DeserializeOwned,
+        E: std::fmt::Display,
+    {
+        let from = std::any::type_name::<A>();
+        if !self.kinds.iter().any(|k| k.name == from && k.from.is_none()) {
+            self = self.with::<A>();
+        }
+        let convert: Convert = Arc::new(move |json: &str| {
+            let old = serde_json::from_str::<A>(json).map_err(|e| format!("cannot load a `{from}`: {e}"))?;
+            match catch_unwind(AssertUnwindSafe(|| f(old))) {
+                Ok(Ok(new)) => Ok(Box::new(new) as Box<dyn Any + Send>),
+                Ok(Err(e)) => Err(e.to_string()),
+                Err(payload) => Err(format!("the conversion panicked: {}", panic_message(payload.as_ref()))),
+            }
+        });
+        let mut kinds = self.with::<B>();
+        if let Some(k) = kinds.kinds.last_mut() {
+            k.from = Some((from, convert));
+        }
+        kinds
     }
 
     /// The types' names.
@@ -130,6 +192,33 @@ impl StateKinds {
             position += 1;
         });
         failure.map_or(Ok(saved), Err)
+    }
+
+    /// Which listed type `s` is, if any.
+    pub(crate) fn kind_of(&self, s: &mut StateRef<'_>) -> Option<usize> {
+        self.kinds.iter().position(|k| (k.holds)(s))
+    }
+
+    /// The name of the type whose saved state listed type `kind` takes
+    /// over: its own, or the one it converts from.
+    pub(crate) fn source(&self, kind: usize) -> &'static str {
+        let k = &self.kinds[kind];
+        k.from.as_ref().map_or(k.name, |(from, _)| from)
+    }
+
+    /// Load `json` (saved as [`StateKinds::source`]) as listed type `kind`
+    /// and put it in place of `s`.
+    pub(crate) fn load_into(&self, kind: usize, s: &mut StateRef<'_>, json: &str) -> Result<(), String> {
+        let k = &self.kinds[kind];
+        let value = match &k.from {
+            Some((_, convert)) => convert(json)?,
+            None => (k.load)(json)?,
+        };
+        if (k.put)(s, value) {
+            Ok(())
+        } else {
+            Err(format!("cannot put a `{}` in place", k.name))
+        }
     }
 
     /// Put the states `checkpoint` saved for `operator` in place of the
@@ -175,6 +264,10 @@ fn load<S: State + DeserializeOwned>(json: &str) -> Result<Box<dyn Any + Send>, 
     serde_json::from_str::<S>(json)
         .map(|v| Box::new(v) as Box<dyn Any + Send>)
         .map_err(|e| format!("cannot load a `{}`: {e}", std::any::type_name::<S>()))
+}
+
+fn holds<S: State>(s: &mut StateRef<'_>) -> bool {
+    s.downcast::<S>().is_some()
 }
 
 fn put<S: State>(s: &mut StateRef<'_>, value: Box<dyn Any + Send>) -> bool {

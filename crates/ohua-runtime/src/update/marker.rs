@@ -3,7 +3,10 @@
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
+use std::sync::Arc;
+
 use super::checkpoint::{Checkpoint, SavedState, StateKinds};
+use super::handoff::Handoff;
 use super::slot::Replacement;
 use super::state::Transform;
 
@@ -24,6 +27,14 @@ pub enum Action {
     /// Put a checkpoint's states in place of those the operators hold (sent
     /// before a service's first item).
     Restore(Box<(Checkpoint, StateKinds)>),
+    /// The old run of a replaced algorithm (`handoff.rs`): its loops take
+    /// no item after the cut and release the source; its operators save
+    /// the states of the hand-over's types and deposit them.
+    Handover(Arc<Handoff>),
+    /// The new run of a replaced algorithm (sent before its first item):
+    /// its loops wait for the old run to release the source; its operators
+    /// take the old states of their types.
+    Takeover(Arc<Handoff>),
 }
 
 /// What an update changes (see [`Action::Update`]).
@@ -54,6 +65,8 @@ impl std::fmt::Debug for Action {
                 .finish(),
             Action::Checkpoint(kinds) => f.debug_tuple("Checkpoint").field(kinds).finish(),
             Action::Restore(r) => write!(f, "Restore({} states)", r.0.states.len()),
+            Action::Handover(h) => f.debug_tuple("Handover").field(h.kinds()).finish(),
+            Action::Takeover(h) => f.debug_tuple("Takeover").field(h.kinds()).finish(),
         }
     }
 }
@@ -107,8 +120,7 @@ pub enum MarkError {
     /// A state transform found no operator holding a state of its type
     /// (among those it was addressed to) anywhere the marker went: the
     /// state is not held by an operator of the service's loops (it is
-    /// created inside the loop, or passed between operators), or the name
-    /// is wrong. Replacements of the same update were adopted.
+    /// created inside the loop), or the name is wrong. Replacements of the same update were adopted.
     #[error("no operator the update reached holds a `{state}` state to transform")]
     NoState {
         /// The transform's state type (and operator, if addressed).
@@ -374,7 +386,7 @@ impl Marker {
                 .into_iter()
                 .find(|n| !p.saved.iter().any(|s| s.state == *n))
                 .map(|n| format!("{n} (to save)")),
-            Action::NoOp => None,
+            Action::NoOp | Action::Handover(_) | Action::Takeover(_) => None,
         };
         match unused {
             Some(state) => Err(MarkError::NoState { state, report: Box::new(report) }),

@@ -26,6 +26,7 @@
 
 mod checkpoint;
 mod control;
+mod handoff;
 mod marker;
 mod slot;
 mod state;
@@ -33,11 +34,14 @@ mod versions;
 
 pub use checkpoint::{Checkpoint, SavedState, StateKinds};
 pub use control::Control;
+pub use handoff::Handoff;
 pub(crate) use marker::Outcome;
 pub use marker::{Action, Changes, MarkError, MarkReport, Marker, Rejection};
 pub use slot::{current, FnSlot, Replacement};
+pub(crate) use state::VisitStates;
+#[doc(hidden)]
+pub use state::{Parts, StateRef};
 pub use state::{State, Transform};
-pub(crate) use state::{StateRef, VisitStates};
 pub(crate) use versions::VersionScope;
 pub use versions::Versions;
 

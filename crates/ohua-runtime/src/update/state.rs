@@ -155,6 +155,38 @@ fn commit<S: State>(s: &mut StateRef<'_>, new: Box<dyn Any + Send>) {
     *slot = *new;
 }
 
+/// A loop-carried tuple whose parts an update may transform or a checkpoint
+/// save: the values a `carry` holds between two iterations are the states
+/// the loop body threads from statement to statement (`node/carry.rs`).
+/// Implemented for tuples of up to 12 parts; generated code uses it.
+#[doc(hidden)]
+pub trait Parts {
+    /// Call `f` on every part, in order.
+    fn visit_parts(&mut self, f: &mut dyn FnMut(StateRef<'_>));
+}
+
+macro_rules! parts {
+    ($($t:ident $i:tt),+) => {
+        impl<$($t),+> Parts for ($($t,)+) {
+            fn visit_parts(&mut self, f: &mut dyn FnMut(StateRef<'_>)) {
+                $( f(StateRef::of(&mut self.$i)); )+
+            }
+        }
+    };
+}
+parts!(A 0);
+parts!(A 0, B 1);
+parts!(A 0, B 1, C 2);
+parts!(A 0, B 1, C 2, D 3);
+parts!(A 0, B 1, C 2, D 3, E 4);
+parts!(A 0, B 1, C 2, D 3, E 4, F 5);
+parts!(A 0, B 1, C 2, D 3, E 4, F 5, G 6);
+parts!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
+parts!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8);
+parts!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9);
+parts!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10);
+parts!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11);
+
 #[cfg(test)]
 mod tests {
     use super::*;
