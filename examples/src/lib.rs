@@ -1,6 +1,7 @@
 //! Shared helpers for the example binaries: a tiny seeded PRNG, argument
 //! parsing and best-of-N timing.
 
+#[cfg(feature = "blog")]
 pub mod blog;
 pub mod web;
 

@@ -244,9 +244,15 @@ fn updates_reach_branches_inner_loops_and_called_algorithms_at_one_cut() {
         let (ra, rb) = (a.wait().expect(&name), b.wait().expect(&name));
         // In order: at every loop entry the first update's cut is at or
         // before the second's. (Regression: this compared the two reports'
-        // request-to-cut times, which a loaded machine can reorder; the dev
-        // suite failed it once under CI.)
-        assert_eq!(ra.cut.iter().map(|c| c.0).collect::<Vec<_>>(), rb.cut.iter().map(|c| c.0).collect::<Vec<_>>(), "{name}");
+        // request-to-cut times. When both markers wait for the same item
+        // they are cut together, and the first's time is longer by the gap
+        // between the requests, which a loaded machine stretches past the
+        // 3 ms the check allowed: the dev suite failed it under CI.)
+        assert_eq!(
+            ra.cut.iter().map(|c| c.0).collect::<Vec<_>>(),
+            rb.cut.iter().map(|c| c.0).collect::<Vec<_>>(),
+            "{name}"
+        );
         assert!(ra.cut.iter().zip(&rb.cut).all(|(a, b)| a.1 <= b.1), "{name}: cuts {:?} then {:?}", ra.cut, rb.cut);
         load.join().unwrap();
         let rows = within(60, move || service.join());
