@@ -40,14 +40,46 @@ fn check(spec: Spec, latency: [Duration; ALL_SOURCES]) -> Vec<[u64; ALL_SOURCES]
 
 const MS: Duration = Duration::from_millis(1);
 
+/// Attempts per spec before the optimum counts as missed.
+const ATTEMPTS: usize = 3;
+
 #[test]
 fn one_source_calls_equal_the_optimum() {
+    // Every run must be correct and make between the optimum and one call
+    // per io node; the optimum itself must be reached in one of `ATTEMPTS`
+    // runs under every deployment. Regression: this asserted the optimum
+    // in every run, and under CI's load a run of g_l3_s1_p0_n0 made 2 calls
+    // for a chain of 1. A section thread the OS preempts for over a tick
+    // (1 ms) in a step looks to the monitor like one blocked in it, so the
+    // run counts as quiet and the level's fetches go out in two calls
+    // (io/README.md, "The quiescence count"). A result stays exact; only
+    // the batching depends on the scheduler.
     let specs = COMPILED.iter().map(|c| c.spec).filter(|s| s.sources == 1 && (s.levels <= 8 || s.p_sub10 == 4));
     for spec in specs {
-        let optimum = generate(spec.seed, &spec.params()).optimum();
-        for calls in check(spec, [MS, MS, MS, MS]) {
-            assert_eq!(calls, optimum, "{spec:?} ({})", spec.name());
+        let p = generate(spec.seed, &spec.params());
+        let (optimum, io) = (p.optimum(), p.io_nodes());
+        let mut reached = vec![false; deployments().len()];
+        for _ in 0..ATTEMPTS {
+            for (d, calls) in check(spec, [MS, MS, MS, MS]).into_iter().enumerate() {
+                for s in 0..ALL_SOURCES {
+                    assert!(
+                        optimum[s] <= calls[s] && calls[s] <= io[s],
+                        "{spec:?} ({}): {calls:?} not within {optimum:?} ..= {io:?}",
+                        spec.name()
+                    );
+                }
+                reached[d] |= calls == optimum;
+            }
+            if reached.iter().all(|&r| r) {
+                break;
+            }
         }
+        assert!(
+            reached.iter().all(|&r| r),
+            "{spec:?} ({}): the optimum {optimum:?} was missed in {ATTEMPTS} runs under deployments {:?}",
+            spec.name(),
+            reached.iter().enumerate().filter(|(_, &r)| !r).map(|(d, _)| d).collect::<Vec<_>>()
+        );
     }
 }
 
