@@ -65,7 +65,45 @@ fn a_client_that_sends_half_a_request_and_closes_costs_nothing() {
     }
     assert_eq!(exchange(srv.addr, b"GET /small.html HTTP/1.1\r\nHost: x\r\n\r\n").unwrap().status, 200);
     let stats = srv.stop();
-    assert_eq!(stats.responses(), 1);
+    // The two halves get a 400 (counted when the kernel took it before the
+    // client's reset arrived): nothing else.
+    assert_eq!(stats.by_status.get(&200), Some(&1));
+    assert_eq!(stats.responses() - stats.by_status.get(&400).copied().unwrap_or(0), 1, "{stats:?}");
+}
+
+/// Issue 21 part 2, item 1: a client that sends half a head and shuts down
+/// its write side (it still reads). The server used to take the end of
+/// stream for "more to come", epoll reported the end again at once, and the
+/// connection went round the loop until the 10 s head deadline, burning a
+/// core. Now it gets a 400 and is closed at once; the loop turns it took are
+/// counted (`ServeStats::waits`: one per return to the poller).
+#[test]
+fn a_half_closed_incomplete_request_gets_400_at_once_without_a_busy_loop() {
+    let srv = TestServer::default();
+    let started = Instant::now();
+    let mut conns = Vec::new();
+    for _ in 0..10 {
+        let mut s = connect(srv.addr);
+        s.write_all(b"GET /small.html HTTP/1.1\r\nHost: x\r\n").unwrap();
+        s.shutdown(std::net::Shutdown::Write).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(3))).unwrap();
+        conns.push(s);
+    }
+    for s in &mut conns {
+        let mut got = Vec::new();
+        match s.read_to_end(&mut got) {
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => {}
+            Err(e) => panic!("still open after {:?} ({e}), well before the 10 s head deadline", started.elapsed()),
+        }
+        assert!(got.is_empty() || got.starts_with(b"HTTP/1.1 400 "), "{:?}", String::from_utf8_lossy(&got));
+    }
+    assert!(started.elapsed() < Duration::from_secs(3), "closed only after {:?}", started.elapsed());
+    // The server still serves, and went round its loop about once per
+    // connection (the first read, then the end), not thousands of times.
+    assert_eq!(exchange(srv.addr, b"GET /small.html HTTP/1.1\r\nHost: x\r\n\r\n").unwrap().status, 200);
+    let stats = srv.stop();
+    assert!(stats.waits < 100, "{} returns to the poller for 10 half-closed requests", stats.waits);
 }
 
 #[test]

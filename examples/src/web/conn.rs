@@ -34,6 +34,11 @@ pub struct Conn {
     pub(crate) input: Vec<u8>,
     /// When the first byte of the request now being read arrived.
     pub(crate) head_started: Option<Instant>,
+    /// The client ended its side (`read` saw end of stream): bytes in
+    /// `input` that do not make a request never will, so `parse` answers
+    /// them with 400 instead of waiting (epoll would report the end again
+    /// and again, a busy loop until the head deadline).
+    pub(crate) eof: bool,
     /// The response being written: head, body, and how much is written.
     pub(crate) out_head: Vec<u8>,
     pub(crate) out_body: Arc<[u8]>,
@@ -61,6 +66,7 @@ impl Conn {
             stream,
             input: Vec::new(),
             head_started: None,
+            eof: false,
             out_head: Vec::new(),
             out_body: Arc::from(&[][..]),
             out_file: None,

@@ -24,7 +24,13 @@ pub fn read(mut conn: Conn) -> Exchange {
         }
         let room = (max + 1 - conn.input.len()).min(chunk.len());
         match conn.stream.read(&mut chunk[..room]) {
-            Ok(0) => break if conn.input.is_empty() { Step::Gone } else { Step::Input },
+            Ok(0) if conn.input.is_empty() => break Step::Gone,
+            // Half a request and the end: `parse` answers what it can
+            // (pipelined requests before it, then 400 for the rest).
+            Ok(0) => {
+                conn.eof = true;
+                break Step::Input;
+            }
             Ok(n) => {
                 if conn.input.is_empty() {
                     conn.head_started = Some(Instant::now());
@@ -66,6 +72,8 @@ pub fn parse(mut ex: Exchange) -> Exchange {
             ex.conn.head_started = if ex.conn.input.is_empty() { None } else { Some(Instant::now()) };
             Step::Request(request)
         }
+        // The client ended its side: the rest never comes.
+        Ok(None) if ex.conn.eof => Step::Fail(400),
         Ok(None) => Step::Incomplete,
         Err(status) => Step::Fail(status),
     };
