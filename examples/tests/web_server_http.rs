@@ -81,6 +81,33 @@ fn http_1_0_and_connection_close_end_the_connection_after_the_response() {
     assert_eq!(read_response(&mut s, false).unwrap().status, 200);
 }
 
+/// Issue 21 part 2, item 2: `/small.html/` and `/small.html//` served the
+/// file (the target was normalised to `small.html`); nginx, Apache and
+/// Python's server answer 404, as a directory is named. A directory with
+/// the slash is still served (its `index.html`), with or without the cache
+/// and in the split variant (snippets).
+#[test]
+fn a_file_named_with_a_trailing_slash_is_not_found() {
+    for (variant, cache) in [(Variant::Plain, false), (Variant::Plain, true), (Variant::Split, false)] {
+        let srv = TestServer::start_with_cache(Limits::default(), variant, Run::Configured, cache);
+        std::fs::write(srv.root().join("articles/index.html"), "articles index").unwrap();
+        let mut s = connect(srv.addr);
+        // First without the slash, so a cache holds the file.
+        for path in ["/small.html", "/news/1.html", "/articles"] {
+            assert_eq!(get_on(&mut s, path).status, 200, "{variant:?} cache {cache}: {path}");
+        }
+        for path in ["/small.html/", "/small.html//", "/small.html/.", "/small.html%2F", "/news/1.html/"] {
+            assert_eq!(get_on(&mut s, path).status, 404, "{variant:?} cache {cache}: {path}");
+        }
+        for path in ["/articles/", "/articles//", "/articles/.", "/"] {
+            let r = get_on(&mut s, path);
+            assert_eq!(r.status, 200, "{variant:?} cache {cache}: {path}");
+        }
+        assert_eq!(get_on(&mut s, "/articles/").body, b"articles index");
+        assert_eq!(get_on(&mut s, "/small.html").status, 200, "{variant:?} cache {cache}");
+    }
+}
+
 /// A fixed client script over four interleaved connections: every kind of
 /// answer the server gives, then `Connection: close` on each.
 fn script(addr: std::net::SocketAddr) -> Vec<Response> {

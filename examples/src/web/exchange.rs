@@ -40,6 +40,9 @@ pub struct Request {
     /// The decoded path, without query, relative to the document root:
     /// segments joined by `/`, none of them empty, `.` or `..`.
     pub path: String,
+    /// The target ended in `/`: `path` must be a directory (its
+    /// `index.html` is served); a file gets 404.
+    pub dir: bool,
     /// Keep the connection open after the response.
     pub keep_alive: bool,
     /// `HTTP/1.0` (0) or `HTTP/1.1` (1).

@@ -75,7 +75,12 @@ impl Root {
     /// 404 for no such file, 403 for one outside the root or not readable,
     /// 500 for one over [`Root::max_file`] or a failed read.
     pub fn read(&self, path: &str) -> Result<(Vec<u8>, &'static str), u16> {
-        let (mut file, len, kind) = self.open(path)?;
+        self.read_as(path, false)
+    }
+
+    /// [`Root::read`] as [`Root::open_as`] opens.
+    pub(crate) fn read_as(&self, path: &str, dir: bool) -> Result<(Vec<u8>, &'static str), u16> {
+        let (mut file, len, kind) = self.open_as(path, dir)?;
         let mut bytes = vec![0; len as usize];
         file.read_exact(&mut bytes).map_err(status_of)?;
         Ok((bytes, kind))
@@ -89,8 +94,18 @@ impl Root {
     ///
     /// As [`Root::read`] (no read, so no read error).
     pub fn open(&self, path: &str) -> Result<(std::fs::File, u64, &'static str), u16> {
+        self.open_as(path, false)
+    }
+
+    /// [`Root::open`]; `dir`: the request's target ended in `/`, so a file
+    /// (not a directory) by that name is 404 ([`super::Target::dir`]).
+    pub(crate) fn open_as(&self, path: &str, dir: bool) -> Result<(std::fs::File, u64, &'static str), u16> {
         let (mut file, name) = match super::beneath::open_beneath(&self.handle, path) {
             Err(e) if e.raw_os_error() == Some(libc::ENOSYS) => {
+                // `resolve` has already gone from a directory to its index.
+                if dir && !self.dir.join(path).is_dir() {
+                    return Err(404);
+                }
                 let resolved = self.resolve(path)?;
                 let name = resolved.to_string_lossy().into_owned();
                 (std::fs::File::open(resolved).map_err(status_of)?, name)
@@ -103,6 +118,8 @@ impl Root {
             name = if path.is_empty() { "index.html".to_string() } else { format!("{path}/index.html") };
             file = super::beneath::open_beneath(&self.handle, &name).map_err(beneath_status)?;
             meta = file.metadata().map_err(status_of)?;
+        } else if dir {
+            return Err(404);
         }
         if !meta.is_file() {
             return Err(404);
@@ -166,7 +183,8 @@ pub fn content_type(path: &str) -> &'static str {
 /// with `reply` ([`super::switch_to_sendfile`], §5.3.2's NIO switch).
 pub struct Files {
     root: Root,
-    /// By request path (normalised by `target_path`).
+    /// By request path (normalised by `target_path`, `/` at the end for a
+    /// target that ended in one).
     cache: HashMap<String, (Arc<[u8]>, &'static str)>,
 }
 
@@ -202,17 +220,21 @@ impl Files {
     /// [`Files::load`]. Only [`super::reply_sendfile`] sends what this
     /// returns: the default `reply` would send the head without the body.
     pub fn load_zero_copy(&mut self, ex: Exchange) -> Exchange {
-        answer(ex, |r| self.root.open(&r.path).map(|(file, len, kind)| (Body::File(OpenFile::new(file, len)), kind)))
+        answer(ex, |r| {
+            self.root.open_as(&r.path, r.dir).map(|(file, len, kind)| (Body::File(OpenFile::new(file, len)), kind))
+        })
     }
 
     fn read(&mut self, r: &Request) -> Result<(Arc<[u8]>, &'static str), u16> {
-        if let Some((body, kind)) = self.cache.get(&r.path) {
+        // `a/` is cached apart from `a`: for a file, `a/` is 404.
+        let key = if r.dir { format!("{}/", r.path) } else { r.path.clone() };
+        if let Some((body, kind)) = self.cache.get(&key) {
             return Ok((body.clone(), kind));
         }
-        let (bytes, kind) = self.root.read(&r.path)?;
+        let (bytes, kind) = self.root.read_as(&r.path, r.dir)?;
         let body: Arc<[u8]> = bytes.into();
         if self.root.cache {
-            self.cache.insert(r.path.clone(), (body.clone(), kind));
+            self.cache.insert(key, (body.clone(), kind));
         }
         Ok((body, kind))
     }
@@ -246,7 +268,14 @@ impl Snippets {
 
     /// `load-ram`: the snippet the request names, or 404.
     pub fn load(&mut self, ex: Exchange) -> Exchange {
-        answer(ex, |r| self.files.get(&r.path).map(|b| (Body::Bytes(b.clone()), content_type(&r.path))).ok_or(404))
+        // Every snippet is a file: `news/1.html/` is 404.
+        answer(ex, |r| {
+            self.files
+                .get(&r.path)
+                .filter(|_| !r.dir)
+                .map(|b| (Body::Bytes(b.clone()), content_type(&r.path)))
+                .ok_or(404)
+        })
     }
 }
 

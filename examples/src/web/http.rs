@@ -4,7 +4,7 @@ use std::io::{self, Read};
 use std::time::Instant;
 
 use super::exchange::{Exchange, Request, Step};
-use super::{target_path, Conn, Limits, Wants};
+use super::{parse_target, Conn, Limits, Target, Wants};
 
 /// `read`: take the bytes a readable connection holds, without blocking
 /// (the poller yields a connection only when it has bytes, or has closed).
@@ -157,6 +157,6 @@ pub fn parse_request(input: &[u8], limits: &Limits) -> Result<Option<(Request, u
     if hosts > 1 || (minor_version == 1 && hosts == 0) {
         return Err(400);
     }
-    let path = target_path(target)?;
-    Ok(Some((Request { head_only, path, keep_alive, minor_version }, len)))
+    let Target { path, dir } = parse_target(target)?;
+    Ok(Some((Request { head_only, path, dir, keep_alive, minor_version }, len)))
 }

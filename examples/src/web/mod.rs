@@ -58,7 +58,7 @@ pub use respond::__ohua_slot_reply;
 pub use respond::{compose, error_body, reason, reply, reply_sendfile, Served};
 pub use server::{start, Run, Server, Variant};
 pub use stats::ServeStats;
-pub use target::target_path;
+pub use target::{parse_target, target_path, Target};
 pub use zero_copy::{switch_to_sendfile, SENDFILE_HEADER};
 
 /// The server of Fig. 2.2: every request goes the same way.

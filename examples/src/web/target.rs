@@ -9,7 +9,8 @@
 use percent_encoding::percent_decode_str;
 
 /// The path of an origin-form target (`/a/b?q`), relative to the document
-/// root: its segments, without empty and `.` ones.
+/// root: its segments, without empty and `.` ones ([`parse_target`] without
+/// whether it ends in `/`).
 ///
 /// # Errors
 ///
@@ -28,6 +29,36 @@ use percent_encoding::percent_decode_str;
 /// assert_eq!(target_path("http://x/"), Err(400));
 /// ```
 pub fn target_path(target: &str) -> Result<String, u16> {
+    parse_target(target).map(|t| t.path)
+}
+
+/// A request target, decoded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target {
+    /// As [`target_path`] returns it.
+    pub path: String,
+    /// The target ends in `/` (or `/.`): it names a directory, and a file
+    /// by that name is not found (as nginx, Apache and Python's server
+    /// answer `/file.html/`).
+    pub dir: bool,
+}
+
+/// The path of a target and whether it names a directory; see
+/// [`target_path`].
+///
+/// # Errors
+///
+/// As [`target_path`].
+///
+/// # Example
+///
+/// ```
+/// use ohua_examples::web::parse_target;
+/// assert!(parse_target("/small.html/").unwrap().dir);
+/// assert!(parse_target("/news/.?x").unwrap().dir);
+/// assert!(!parse_target("/news").unwrap().dir);
+/// ```
+pub fn parse_target(target: &str) -> Result<Target, u16> {
     if !target.starts_with('/') {
         return Err(400);
     }
@@ -44,5 +75,6 @@ pub fn target_path(target: &str) -> Result<String, u16> {
             s => segments.push(s),
         }
     }
-    Ok(segments.join("/"))
+    let dir = matches!(decoded.rsplit('/').next(), Some("" | "."));
+    Ok(Target { path: segments.join("/"), dir })
 }

@@ -18,10 +18,15 @@ pub struct TestServer {
 
 impl TestServer {
     pub fn start(limits: Limits, variant: Variant, run: Run) -> TestServer {
+        TestServer::start_with_cache(limits, variant, run, false)
+    }
+
+    /// As [`TestServer::start`]; `cache`: keep files in memory once read.
+    pub fn start_with_cache(limits: Limits, variant: Variant, run: Run, cache: bool) -> TestServer {
         let dir = tempfile::tempdir().expect("a temporary directory");
         let root_dir = dir.path().join("root");
         web::generate_root(&root_dir).expect("the document root");
-        let root = Root::new(&root_dir, false).expect("the root");
+        let root = Root::new(&root_dir, cache).expect("the root");
         let server = web::start("127.0.0.1:0".parse().unwrap(), root, limits, variant, run).expect("the server starts");
         let addr = server.addr;
         TestServer { server: Some(server), addr, dir }
