@@ -108,6 +108,31 @@ fn a_file_named_with_a_trailing_slash_is_not_found() {
     }
 }
 
+/// Issue 21 part 2, item 3: the absolute form (`GET http://host/path`) got
+/// 400; RFC 9112 §3.2.2 says a server must accept it. Its path is served
+/// (the authority ignored: one site), traversal in it is still refused.
+#[test]
+fn an_absolute_form_target_is_served_by_its_path() {
+    let srv = TestServer::default();
+    let small = std::fs::read(srv.root().join("small.html")).unwrap();
+    let index = std::fs::read(srv.root().join("index.html")).unwrap();
+    let mut s = connect(srv.addr);
+    let cases: &[(&str, u16, &[u8])] = &[
+        ("http://example.com/small.html", 200, &small),
+        ("HTTP://Example.com:8080/small.html?x=1#f", 200, &small),
+        ("https://127.0.0.1/small.html", 200, &small),
+        ("http://example.com", 200, &index),
+        ("http://example.com?q", 200, &index),
+        ("http://example.com/nope", 404, b"404 Not Found\n"),
+    ];
+    for (target, status, body) in cases {
+        let r = get_on(&mut s, target);
+        assert_eq!((r.status, &r.body[..]), (*status, *body), "{target}");
+    }
+    let r = exchange(srv.addr, b"GET http://x/%2e%2e/etc/passwd HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+    assert_eq!(r.status, 403);
+}
+
 /// A fixed client script over four interleaved connections: every kind of
 /// answer the server gives, then `Connection: close` on each.
 fn script(addr: std::net::SocketAddr) -> Vec<Response> {

@@ -37,7 +37,11 @@ fn malformed_requests_get_a_4xx_or_5xx_and_the_connection_is_closed() {
         (b"GET /a%00b HTTP/1.1\r\nHost: x\r\n\r\n", 400),
         (b"GET /small.html HTTP/1.1\r\n\r\n", 400), // no Host
         (b"GET /small.html HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", 400),
-        (b"GET http://example.com/small.html HTTP/1.1\r\nHost: x\r\n\r\n", 400),
+        // Absolute-form is served (`web_server_http.rs`), but only for http.
+        (b"GET ftp://example.com/small.html HTTP/1.1\r\nHost: x\r\n\r\n", 400),
+        (b"GET example.com/small.html HTTP/1.1\r\nHost: x\r\n\r\n", 400),
+        (b"GET http:///small.html HTTP/1.1\r\nHost: x\r\n\r\n", 400),
+        (b"GET http://user@x/small.html HTTP/1.1\r\nHost: x\r\n\r\n", 400),
         (b"GET /small.html HTTP/2.0\r\nHost: x\r\n\r\n", 505),
         (b"POST /small.html HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n", 405),
         (b"DELETE /small.html HTTP/1.1\r\nHost: x\r\n\r\n", 405),

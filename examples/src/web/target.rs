@@ -8,13 +8,16 @@
 
 use percent_encoding::percent_decode_str;
 
-/// The path of an origin-form target (`/a/b?q`), relative to the document
-/// root: its segments, without empty and `.` ones ([`parse_target`] without
-/// whether it ends in `/`).
+/// The path of an origin-form target (`/a/b?q`) or of an absolute-form one
+/// (`http://host/a/b?q`, RFC 9112 §3.2.2: a server must accept it; the
+/// authority is ignored, as the server has one site), relative to the
+/// document root: its segments, without empty and `.` ones
+/// ([`parse_target`] without whether it ends in `/`).
 ///
 /// # Errors
 ///
-/// The status to answer: 400 for a target that is not origin-form or does
+/// The status to answer: 400 for a target that is neither origin-form nor
+/// an `http`/`https` absolute-form with a host and no user info, or does
 /// not decode to UTF-8 without NUL or backslash, 403 for a `..` segment.
 ///
 /// # Example
@@ -26,7 +29,8 @@ use percent_encoding::percent_decode_str;
 /// assert_eq!(target_path("/%2e%2e/etc/passwd"), Err(403));
 /// assert_eq!(target_path("/a%2f..%2fb"), Err(403));
 /// assert_eq!(target_path("/a\\b"), Err(400));
-/// assert_eq!(target_path("http://x/"), Err(400));
+/// assert_eq!(target_path("http://x:80/a?b"), Ok("a".to_string()));
+/// assert_eq!(target_path("ftp://x/a"), Err(400));
 /// ```
 pub fn target_path(target: &str) -> Result<String, u16> {
     parse_target(target).map(|t| t.path)
@@ -59,9 +63,7 @@ pub struct Target {
 /// assert!(!parse_target("/news").unwrap().dir);
 /// ```
 pub fn parse_target(target: &str) -> Result<Target, u16> {
-    if !target.starts_with('/') {
-        return Err(400);
-    }
+    let target = origin_form(target)?;
     let path = target.split(['?', '#']).next().unwrap_or("");
     let decoded = percent_decode_str(path).decode_utf8().map_err(|_| 400u16)?;
     if decoded.contains(['\0', '\\']) {
@@ -77,4 +79,23 @@ pub fn parse_target(target: &str) -> Result<Target, u16> {
     }
     let dir = matches!(decoded.rsplit('/').next(), Some("" | "."));
     Ok(Target { path: segments.join("/"), dir })
+}
+
+/// The origin-form part of a target: the target itself, or the path (and
+/// query) of an absolute-form one, `/` where it has none (`http://host`,
+/// `http://host?q`).
+fn origin_form(target: &str) -> Result<&str, u16> {
+    if target.starts_with('/') {
+        return Ok(target);
+    }
+    let (scheme, rest) = target.split_once("://").ok_or(400u16)?;
+    if !scheme.eq_ignore_ascii_case("http") && !scheme.eq_ignore_ascii_case("https") {
+        return Err(400);
+    }
+    let (authority, path) = rest.split_at(rest.find(['/', '?', '#']).unwrap_or(rest.len()));
+    // No host, or user info (RFC 9110 §4.2.4: treat it as an error).
+    if authority.is_empty() || authority.contains('@') {
+        return Err(400);
+    }
+    Ok(if path.starts_with('/') { path } else { "/" })
 }
