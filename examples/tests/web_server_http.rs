@@ -133,6 +133,26 @@ fn an_absolute_form_target_is_served_by_its_path() {
     assert_eq!(r.status, 403);
 }
 
+/// Issue 21 part 2, item 4: an HTTP/1.0 client that sends
+/// `Connection: keep-alive` had its connection kept, but the response did
+/// not say so, and HTTP/1.0 clients close unless it does. Now it does (for
+/// a 404 too, which keeps the connection); HTTP/1.1 responses need no such
+/// header.
+#[test]
+fn http_1_0_keep_alive_is_confirmed_in_the_response() {
+    let srv = TestServer::default();
+    let mut s = connect(srv.addr);
+    for path in ["/small.html", "/nope", "/small.html"] {
+        s.write_all(format!("GET {path} HTTP/1.0\r\nConnection: keep-alive\r\n\r\n").as_bytes()).unwrap();
+        let r = read_response(&mut s, false).expect("a response on the kept connection");
+        assert_eq!(r.header("connection"), Some("keep-alive"), "{path}");
+    }
+    s.write_all(b"HEAD /small.html HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\n").unwrap();
+    assert_eq!(read_response(&mut s, true).unwrap().header("connection"), Some("keep-alive"));
+    let r = get_on(&mut s, "/small.html");
+    assert_eq!((r.status, r.header("connection")), (200, None));
+}
+
 /// A fixed client script over four interleaved connections: every kind of
 /// answer the server gives, then `Connection: close` on each.
 fn script(addr: std::net::SocketAddr) -> Vec<Response> {

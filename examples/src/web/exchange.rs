@@ -62,6 +62,10 @@ pub struct Found {
     pub head_only: bool,
     /// From the request; an error status closes the connection anyway.
     pub keep_alive: bool,
+    /// From the request: an HTTP/1.0 client that asked to keep the
+    /// connection is told it is kept (`Connection: keep-alive`), else it
+    /// does not reuse it.
+    pub minor_version: u8,
 }
 
 /// The body of a response: bytes in memory, or (after the zero-copy

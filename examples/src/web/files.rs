@@ -283,9 +283,14 @@ impl Snippets {
 fn answer(mut ex: Exchange, body: impl FnOnce(&Request) -> Result<(Body, &'static str), u16>) -> Exchange {
     let Step::Request(r) = &ex.step else { return ex };
     ex.step = match body(r) {
-        Ok((body, content_type)) => {
-            Step::Found(Found { status: 200, content_type, body, head_only: r.head_only, keep_alive: r.keep_alive })
-        }
+        Ok((body, content_type)) => Step::Found(Found {
+            status: 200,
+            content_type,
+            body,
+            head_only: r.head_only,
+            keep_alive: r.keep_alive,
+            minor_version: r.minor_version,
+        }),
         // A missing or forbidden file keeps the connection (as nginx does).
         Err(status) => Step::Found(Found {
             status,
@@ -293,6 +298,7 @@ fn answer(mut ex: Exchange, body: impl FnOnce(&Request) -> Result<(Body, &'stati
             body: Body::Bytes(super::respond::error_body(status)),
             head_only: r.head_only,
             keep_alive: r.keep_alive,
+            minor_version: r.minor_version,
         }),
     };
     ex

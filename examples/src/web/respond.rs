@@ -60,6 +60,7 @@ pub fn compose(mut ex: Exchange) -> Exchange {
             body: Body::Bytes(error_body(status)),
             head_only: false,
             keep_alive: false,
+            minor_version: 1,
         },
         other => {
             ex.step = other;
@@ -82,7 +83,12 @@ pub fn compose(mut ex: Exchange) -> Exchange {
     if found.status == 405 {
         head.extend_from_slice(b"Allow: GET, HEAD\r\n");
     }
-    head.extend_from_slice(if found.keep_alive { b"\r\n" as &[u8] } else { b"Connection: close\r\n\r\n" });
+    head.extend_from_slice(match (found.keep_alive, found.minor_version) {
+        (false, _) => b"Connection: close\r\n\r\n",
+        // HTTP/1.0 closes unless the response says otherwise.
+        (true, 0) => b"Connection: keep-alive\r\n\r\n",
+        (true, _) => b"\r\n" as &[u8],
+    });
     conn.out_head = head;
     (conn.out_body, conn.out_file) = match found.body {
         _ if found.head_only => (Arc::from(&[][..]), None),
