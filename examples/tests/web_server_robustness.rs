@@ -277,10 +277,15 @@ fn a_client_that_never_reads_its_responses_is_closed_and_others_are_served() {
 fn connections_beyond_the_bound_wait_until_one_closes() {
     let limits = Limits { max_connections: 2, ..Limits::default() };
     let srv = TestServer::start(limits, Variant::Plain, Run::Configured);
+    // Both have a request in progress (half a head): neither is idle, so
+    // neither is closed to make room.
     let mut a = connect(srv.addr);
     let mut b = connect(srv.addr);
     assert_eq!(get_on(&mut a, "/small.html").status, 200);
     assert_eq!(get_on(&mut b, "/small.html").status, 200);
+    a.write_all(b"GET /small.html HTTP/1.1\r\n").unwrap();
+    b.write_all(b"GET /small.html HTTP/1.1\r\n").unwrap();
+    std::thread::sleep(Duration::from_millis(100));
     // The third connects (the kernel's backlog) but is not served.
     let mut c = connect(srv.addr);
     c.write_all(b"GET /small.html HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
@@ -290,6 +295,45 @@ fn connections_beyond_the_bound_wait_until_one_closes() {
     drop(a);
     c.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
     assert_eq!(read_response(&mut c, false).expect("served once a slot is free").status, 200);
+    // `b` finishes its request.
+    b.write_all(b"Host: x\r\n\r\n").unwrap();
+    assert_eq!(read_response(&mut b, false).expect("b is still served").status, 200);
+}
+
+/// Issue 21 part 2, item 5: at the bound, idle keep-alive connections
+/// locked new clients out until their idle timeout (30 s; 1024 idle
+/// connections took the server). Now a new client closes the connection
+/// idle longest, as nginx does; the others keep theirs.
+#[test]
+fn at_the_bound_a_new_client_closes_the_oldest_idle_connection() {
+    let limits = Limits { max_connections: 3, ..Limits::default() };
+    let srv = TestServer::start(limits, Variant::Plain, Run::Configured);
+    let mut idle: Vec<TcpStream> = (0..3).map(|_| connect(srv.addr)).collect();
+    for s in &mut idle {
+        assert_eq!(get_on(s, "/small.html").status, 200);
+        std::thread::sleep(Duration::from_millis(20)); // an order of idleness
+    }
+    // Refresh the first: now the second is idle longest.
+    assert_eq!(get_on(&mut idle[0], "/small.html").status, 200);
+    std::thread::sleep(Duration::from_millis(20));
+    let mut newcomers = Vec::new();
+    for round in 0..2 {
+        let mut c = connect(srv.addr);
+        c.set_read_timeout(Some(Duration::from_secs(3))).unwrap();
+        c.write_all(b"GET /small.html HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+        let started = Instant::now();
+        let mut head = [0u8; 12];
+        let got = c.read_exact(&mut head);
+        assert!(got.is_ok(), "round {round}: a new client waited {:?} behind idle connections", started.elapsed());
+        assert_eq!(&head, b"HTTP/1.1 200");
+        // Kept open: the next client needs another idle connection closed
+        // (`c`, idle now, is the newest).
+        newcomers.push(c);
+    }
+    // The second and third (idle longest) were closed, the first kept.
+    assert!(is_closed(&mut idle[1]), "the oldest idle connection is open");
+    assert!(is_closed(&mut idle[2]), "the second oldest idle connection is open");
+    assert_eq!(get_on(&mut idle[0], "/small.html").status, 200);
 }
 
 #[test]

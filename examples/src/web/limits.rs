@@ -16,8 +16,9 @@ use std::time::Duration;
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
-    /// Open connections at most; further clients wait in the listen
-    /// backlog until one closes.
+    /// Open connections at most. At the bound, a new client closes the
+    /// connection idle longest (no request in progress), as nginx does;
+    /// with none idle, it waits in the listen backlog until one closes.
     pub max_connections: usize,
     /// The longest request line (method, target, version); longer: 414.
     pub max_request_line: usize,

@@ -22,6 +22,8 @@ use mio::{Events, Interest, Poll, Token, Waker};
 use super::conn::{Back, Home};
 use super::{Conn, Limits, Wants};
 
+mod admit;
+
 const LISTENER: Token = Token(0);
 const WAKER: Token = Token(1);
 const FIRST_CONN: usize = 2;
@@ -105,10 +107,14 @@ impl Ready {
 
     /// Take the connections the operators sent back.
     fn take_back(&mut self) {
+        let mut idle = false;
         while let Ok(back) = self.back.try_recv() {
             match back {
                 Back::Again(conn) => self.queue.push_back(conn),
-                Back::Read(conn) => self.park(conn, Wants::Read),
+                Back::Read(conn) => {
+                    idle |= conn.input.is_empty();
+                    self.park(conn, Wants::Read);
+                }
                 Back::Write(conn) => self.park(conn, Wants::Write),
                 Back::Closed => {
                     self.open -= 1;
@@ -117,6 +123,10 @@ impl Ready {
                     }
                 }
             }
+        }
+        // A connection that became idle can make room for a waiting client.
+        if idle && self.accept_paused {
+            self.accept();
         }
     }
 
@@ -142,46 +152,6 @@ impl Ready {
         };
         conn.wants = wants;
         self.parked.insert(conn.token, (conn, deadline));
-    }
-
-    /// Accept clients until the backlog is empty or the bound is reached.
-    fn accept(&mut self) {
-        loop {
-            if self.open >= self.limits.max_connections {
-                self.accept_paused = true;
-                return;
-            }
-            match self.listener.accept() {
-                Ok((mut stream, _)) => {
-                    let _ = stream.set_nodelay(true);
-                    let token = Token(self.next_token);
-                    self.next_token += 1;
-                    if self.poll.registry().register(&mut stream, token, Interest::READABLE).is_err() {
-                        continue;
-                    }
-                    self.open += 1;
-                    let conn = Conn::new(token, stream, self.limits, self.home.clone());
-                    let deadline = Instant::now() + self.limits.idle_timeout;
-                    self.parked.insert(token, (conn, deadline));
-                }
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                    self.accept_paused = false;
-                    return;
-                }
-                // A client that gave up before we accepted it: next.
-                Err(e)
-                    if matches!(
-                        e.kind(),
-                        io::ErrorKind::ConnectionAborted | io::ErrorKind::ConnectionReset | io::ErrorKind::Interrupted
-                    ) => {}
-                // Out of file descriptors: try again when a connection
-                // closes.
-                Err(_) => {
-                    self.accept_paused = true;
-                    return;
-                }
-            }
-        }
     }
 
     /// Close the parked connections whose deadline passed (a slow or idle
