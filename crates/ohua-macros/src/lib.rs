@@ -30,9 +30,11 @@ pub fn updatable(attr: TokenStream, item: TokenStream) -> TokenStream {
 }
 
 /// A replacement for an `#[ohua::updatable]` function:
-/// `ohua::replace!(render => render_v2)` (any path to the function) is an
-/// `ohua::update::Replacement`, which `ohua::Update::replace` takes. The new
-/// function must have the same type; anything else does not compile.
+/// `ohua::replace!(render => render_v2)` (any path to the function,
+/// imported or renamed by `use` too) is an `ohua::update::Replacement`,
+/// which `ohua::Update::replace` takes. The new function must have the same
+/// type; anything else does not compile. `replace!(render => render)` or
+/// `replace!(render => _)` goes back to the original body.
 #[proc_macro]
 pub fn replace(input: TokenStream) -> TokenStream {
     ohua_compiler::updatable::expand_replace(input.into()).into()

@@ -67,6 +67,9 @@ pub mod update {
         current, Checkpoint, FnSlot, MarkError, MarkReport, Rejection, Replacement, SavedState, State, StateKinds,
         Transform,
     };
+    /// What `#[ohua::updatable]` functions call. Not a stable API.
+    #[doc(hidden)]
+    pub use ohua_runtime::update::{dispatch, Dispatch};
 }
 pub use ohua_runtime::context::{is_sequential, last_operator_panic, OperatorPanic};
 

@@ -14,7 +14,8 @@
 //! ```text
 //! impl Cache {
 //!     fn get(&mut self, __ohua_a0: &str) -> Option<&Page> {
-//!         match ::ohua::update::current(Self::__ohua_slot_get()) {
+//!         let __ohua_call = ::ohua::update::dispatch(Self::__ohua_slot_get());
+//!         match __ohua_call.replacement() {
 //!             Some(f) => f(self, __ohua_a0),
 //!             None => Self::__ohua_body_get(self, __ohua_a0),
 //!         }
@@ -170,11 +171,14 @@ fn method(self_ty: &syn::Type, f: &syn::ImplItemFn) -> syn::Result<TokenStream> 
         "::",
         ::core::stringify!(#name)
     ));
-    let current = quote_spanned!(name.span()=> ::ohua::update::current(Self::#slot()));
+    let dispatch = quote_spanned!(name.span()=> ::ohua::update::dispatch(Self::#slot()));
     Ok(quote! {
         #(#attrs)*
         #vis #outer {
-            match #current {
+            // Runs the original body when called by its own replacement
+            // (`replace!(Cache::get => Cache::get)` is a rollback).
+            let __ohua_call = #dispatch;
+            match __ohua_call.replacement() {
                 ::core::option::Option::Some(__ohua_new) => __ohua_new(self, #(#params),*),
                 ::core::option::Option::None => Self::#body_name(self, #(#params),*),
             }

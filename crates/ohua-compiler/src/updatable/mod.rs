@@ -12,13 +12,28 @@
 //! ```text
 //! fn load(__ohua_a0: &str, __ohua_a1: usize) -> Page {
 //!     fn __ohua_body(path: &str, n: usize) -> Page { BODY }
-//!     match ::ohua::update::current(__ohua_slot_load()) {
+//!     let __ohua_call = ::ohua::update::dispatch(__ohua_slot_load());
+//!     match __ohua_call.replacement() {
 //!         Some(f) => f(__ohua_a0, __ohua_a1),
 //!         None => __ohua_body(__ohua_a0, __ohua_a1),
 //!     }
 //! }
 //! fn __ohua_slot_load() -> &'static ::ohua::update::FnSlot<fn(&str, usize) -> Page> { .. }
+//! struct load {}
+//! impl load { fn __ohua_slot() -> &'static ::ohua::update::FnSlot<..> { __ohua_slot_load() } }
 //! ```
+//!
+//! `dispatch` runs the original body when the replacement itself calls the
+//! function (a decorator, or `replace!(load => load)`, a rollback), instead
+//! of recursing (`ohua_runtime::update::dispatch`).
+//!
+//! The empty struct `load` lives in the type namespace only, beside the
+//! function: `use files::load;` (or `use files::load as fetch;`) imports
+//! both, so `replace!(load => ..)` (`replace!(fetch => ..)`) finds the slot
+//! as `load::__ohua_slot()` wherever the function was imported. A path of
+//! several segments names the slot function next to the function
+//! (`files::__ohua_slot_load()`), which also works for methods
+//! (`Cache::get` becomes `Cache::__ohua_slot_get()`).
 //!
 //! The slot's type is the function's signature as a function pointer, so a
 //! replacement of another type does not compile. Generic, `async`, `const`,
@@ -83,23 +98,46 @@ fn updatable(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
     let doc_slot = format!("The live-update slot of [`{name}`] (`#[ohua::updatable]`).");
     let slot_name = quote!(::core::concat!(::core::module_path!(), "::", ::core::stringify!(#name)));
     let span = name.span();
-    let current = quote_spanned!(span=> ::ohua::update::current(#slot()));
+    let dispatch = quote_spanned!(span=> ::ohua::update::dispatch(#slot()));
+    // The slot's items exist where the function does.
+    let cfgs: Vec<_> = attrs.iter().filter(|a| a.path().is_ident("cfg")).collect();
     Ok(quote! {
         #(#attrs)*
         #vis #asyncness #unsafety #abi fn #name #generics (#(#outer_inputs),*) #output {
             #[inline(always)]
             #body_sig #block
-            match #current {
+            let __ohua_call = #dispatch;
+            match __ohua_call.replacement() {
                 ::core::option::Option::Some(__ohua_new) => __ohua_new(#(#params),*),
                 ::core::option::Option::None => __ohua_body(#(#params),*),
             }
         }
 
+        #(#cfgs)*
         #[doc = #doc_slot]
         #[doc(hidden)]
         #vis fn #slot() -> &'static ::ohua::update::FnSlot<#fn_ty> {
             static SLOT: ::ohua::update::FnSlot<#fn_ty> = ::ohua::update::FnSlot::new(#slot_name);
             &SLOT
+        }
+
+        // Named like the function, in the type namespace only (a braced
+        // struct): `use path::f as g;` imports it with the function, so
+        // `replace!(g => ..)` finds the slot through it.
+        #(#cfgs)*
+        #[doc = #doc_slot]
+        #[doc(hidden)]
+        #[allow(non_camel_case_types, dead_code)]
+        #vis struct #name {}
+
+        #(#cfgs)*
+        impl #name {
+            #[doc = #doc_slot]
+            #[doc(hidden)]
+            #[inline(always)]
+            pub fn __ohua_slot() -> &'static ::ohua::update::FnSlot<#fn_ty> {
+                #slot()
+            }
         }
     })
 }
@@ -148,8 +186,9 @@ fn check_signature(sig: &syn::Signature) -> syn::Result<()> {
 const ADVICE: &str = "a live update swaps a function pointer, so the function needs one concrete signature; \
                       wrap the call in a plain `fn` and mark that one";
 
-/// Expand `ohua::replace!(path::to::f => new_f)` (optionally `, at "op"`)
-/// into an `ohua::update::Replacement`.
+/// Expand `ohua::replace!(path::to::f => new_f)` into an
+/// `ohua::update::Replacement`; `replace!(f => _)` goes back to `f`'s own
+/// body (`Replacement::original`).
 ///
 /// # Errors
 ///
@@ -163,30 +202,60 @@ pub fn expand_replace(input: TokenStream) -> TokenStream {
 
 struct ReplaceInput {
     old: syn::Path,
-    new: syn::Expr,
+    /// `None` for `_`: the original.
+    new: Option<syn::Expr>,
 }
 
 impl syn::parse::Parse for ReplaceInput {
     fn parse(input: syn::parse::ParseStream) -> syn::Result<Self> {
         let old: syn::Path = input.parse()?;
         input.parse::<syn::Token![=>]>()?;
-        let new: syn::Expr = input.parse()?;
+        let fork = input.fork();
+        let underscore = fork.parse::<syn::Token![_]>().is_ok() && (fork.is_empty() || fork.peek(syn::Token![,]));
+        let new = if underscore {
+            input.parse::<syn::Token![_]>()?;
+            None
+        } else {
+            Some(input.parse()?)
+        };
         let _ = input.parse::<Option<syn::Token![,]>>()?;
         Ok(ReplaceInput { old, new })
     }
 }
 
 fn replace(input: TokenStream) -> syn::Result<TokenStream> {
-    let ReplaceInput { mut old, new } = syn::parse2(input).map_err(|e| {
+    let ReplaceInput { old, new } = syn::parse2(input).map_err(|e| {
         syn::Error::new(
             e.span(),
             "expected `ohua::replace!(function => new_function)`, e.g. `replace!(files::load => load_v2)`",
         )
     })?;
-    let span = old.span();
-    let last = old.segments.last_mut().ok_or_else(|| syn::Error::new(span, "expected a function's path"))?;
+    let slot = slot_of(old)?;
+    Ok(match new {
+        Some(new) => quote!(::ohua::update::Replacement::new(#slot, #new)),
+        None => quote!(::ohua::update::Replacement::original(#slot)),
+    })
+}
+
+/// The expression for the slot of the function `path` names: through the
+/// struct named like the function where the path ends in a module's item
+/// (`f`, an imported or renamed `g`, `files::load`), else through the slot
+/// function beside it (`Cache::get`: the segment before is a type).
+fn slot_of(mut path: syn::Path) -> syn::Result<TokenStream> {
+    let span = path.span();
+    let n = path.segments.len();
+    let in_module = match n {
+        0 => return Err(syn::Error::new(span, "expected a function's path")),
+        1 => true,
+        // Modules are snake_case, types CamelCase (`Self` included).
+        _ => path.segments[n - 2].ident.to_string().chars().next().is_some_and(|c| !c.is_uppercase()),
+    };
+    if in_module {
+        return Ok(quote!(#path::__ohua_slot()));
+    }
+    let last = path.segments.last_mut().expect("n > 0");
     last.ident = slot_ident(&last.ident);
-    Ok(quote!(::ohua::update::Replacement::new(#old(), #new)))
+    Ok(quote!(#path()))
 }
 
 #[cfg(test)]
@@ -223,8 +292,37 @@ mod tests {
     }
 
     #[test]
-    fn replace_names_the_slot_next_to_the_function() {
-        let out = expand_replace("files::load => load_v2".parse().unwrap()).to_string();
-        assert_eq!(out, ":: ohua :: update :: Replacement :: new (files :: __ohua_slot_load () , load_v2)");
+    fn replace_names_the_slot_through_the_struct_named_like_the_function() {
+        let out = |src: &str| expand_replace(src.parse().unwrap()).to_string();
+        assert_eq!(
+            out("load => load_v2"),
+            ":: ohua :: update :: Replacement :: new (load :: __ohua_slot () , load_v2)"
+        );
+        assert_eq!(
+            out("files::load => load_v2"),
+            ":: ohua :: update :: Replacement :: new (files :: load :: __ohua_slot () , load_v2)"
+        );
+        // A method: the slot function beside it in the impl block.
+        assert_eq!(
+            out("Cache::get => Cache::get_v2"),
+            ":: ohua :: update :: Replacement :: new (Cache :: __ohua_slot_get () , Cache :: get_v2)"
+        );
+    }
+
+    #[test]
+    fn replace_by_an_underscore_goes_back_to_the_original() {
+        let out = expand_replace("load => _".parse().unwrap()).to_string();
+        assert_eq!(out, ":: ohua :: update :: Replacement :: original (load :: __ohua_slot ())");
+        let closure = expand_replace("load => |_| 1".parse().unwrap()).to_string();
+        assert!(closure.contains("Replacement :: new"), "{closure}");
+    }
+
+    #[test]
+    fn the_function_gets_a_struct_of_its_name_that_finds_its_slot() {
+        let out = expand("pub fn load(x: u8) -> u8 { x }");
+        assert!(out.contains("pub struct load { }"), "{out}");
+        assert!(out.contains("impl load { # [doc"), "{out}");
+        assert!(out.contains("pub fn __ohua_slot () -> & 'static :: ohua :: update :: FnSlot < fn (u8) -> u8 > { __ohua_slot_load () }"), "{out}");
+        assert!(out.contains(":: ohua :: update :: dispatch (__ohua_slot_load ())"), "{out}");
     }
 }

@@ -26,6 +26,7 @@
 
 mod checkpoint;
 mod control;
+mod dispatch;
 mod handoff;
 mod marker;
 mod slot;
@@ -34,6 +35,7 @@ mod versions;
 
 pub use checkpoint::{Checkpoint, SavedState, StateKinds};
 pub use control::Control;
+pub use dispatch::{dispatch, Dispatch};
 pub use handoff::Handoff;
 pub(crate) use marker::Outcome;
 pub use marker::{Action, Changes, MarkError, MarkReport, Marker, Rejection};

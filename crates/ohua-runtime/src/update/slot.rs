@@ -46,7 +46,7 @@ impl<F: 'static> FnSlot<F> {
     }
 
     /// The slot's identity: its address (a slot is a `static`).
-    fn key(&'static self) -> usize {
+    pub(crate) fn key(&'static self) -> usize {
         self as *const Self as usize
     }
 }
@@ -77,7 +77,8 @@ pub fn current<F: Copy + 'static>(slot: &'static FnSlot<F>) -> Option<F> {
 pub struct Replacement {
     key: usize,
     function: &'static str,
-    new: Arc<dyn Any + Send + Sync>,
+    /// `None`: back to the function's own body ([`Replacement::original`]).
+    new: Option<Arc<dyn Any + Send + Sync>>,
     at: Option<String>,
 }
 
@@ -91,7 +92,24 @@ impl Replacement {
     /// Replace the function of `slot` by `new` (a function or non-capturing
     /// closure of the same type).
     pub fn new<F: Copy + Send + Sync + 'static>(slot: &'static FnSlot<F>, new: F) -> Self {
-        Replacement { key: slot.key(), function: slot.name, new: Arc::new(new), at: None }
+        Replacement { key: slot.key(), function: slot.name, new: Some(Arc::new(new)), at: None }
+    }
+
+    /// Go back to the function's own body: the operators the update
+    /// reaches drop the replacement they adopted for `slot` (a rollback;
+    /// `ohua::replace!(f => _)`). Unlike replacing `f` by `f` itself, which
+    /// also runs the original body, nothing is left to look up per call.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ohua_runtime::update::{FnSlot, Replacement};
+    /// static DOUBLE: FnSlot<fn(u32) -> u32> = FnSlot::new("double");
+    /// let r = Replacement::original(&DOUBLE);
+    /// assert_eq!(r.describe(), "double (original)");
+    /// ```
+    pub fn original<F: 'static>(slot: &'static FnSlot<F>) -> Self {
+        Replacement { key: slot.key(), function: slot.name, new: None, at: None }
     }
 
     /// Only at the operator named `operator` (`algorithm/function#callsite`,
@@ -113,14 +131,17 @@ impl Replacement {
 
     /// `function` or `function at operator`, for reports.
     pub fn describe(&self) -> String {
-        describe_at(self.function, &self.at)
+        match self.new {
+            Some(_) => describe_at(self.function, &self.at),
+            None => describe_at(&format!("{} (original)", self.function), &self.at),
+        }
     }
 
     pub(crate) fn key(&self) -> usize {
         self.key
     }
 
-    pub(crate) fn new_fn(&self) -> Arc<dyn Any + Send + Sync> {
+    pub(crate) fn new_fn(&self) -> Option<Arc<dyn Any + Send + Sync>> {
         self.new.clone()
     }
 }

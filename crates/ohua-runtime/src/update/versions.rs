@@ -25,7 +25,8 @@ impl Versions {
         let mut entries = prev.map(|p| p.entries.clone()).unwrap_or_default();
         for r in applies {
             entries.retain(|(k, _)| *k != r.key());
-            entries.push((r.key(), r.new_fn()));
+            // A rollback (`Replacement::original`) only removes the entry.
+            entries.extend(r.new_fn().map(|f| (r.key(), f)));
         }
         Some(Arc::new(Versions { entries }))
     }
