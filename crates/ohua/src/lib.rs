@@ -58,7 +58,9 @@
 pub use ohua_macros::{algorithm, replace, updatable};
 
 mod service;
+mod timeouts;
 pub use service::{restore, service, Pending, PendingCheckpoint, Replaced, Service, Update};
+pub use timeouts::restore_timeout;
 
 /// Live updates: replaceable functions and the markers that carry updates
 /// through a running service (see [`Service`]).

@@ -4,6 +4,7 @@
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
+use crate::timeouts::Finished;
 use ohua_runtime::update::{
     Action, Changes, Checkpoint, Control, Handoff, MarkError, MarkReport, Replacement, SavedState, State, StateKinds,
     Transform,
@@ -59,8 +60,10 @@ use ohua_runtime::update::{
 /// assert_eq!(service.join(), 2);
 /// ```
 pub struct Service<R> {
-    control: Arc<Control>,
-    thread: JoinHandle<R>,
+    pub(crate) control: Arc<Control>,
+    pub(crate) thread: JoinHandle<R>,
+    /// Set when the service's call has returned or panicked.
+    pub(crate) finished: Arc<Finished>,
 }
 
 /// Start `run` as a service on a new thread (see [`Service`]).
@@ -72,13 +75,18 @@ pub fn service<R: Send + 'static>(run: impl FnOnce() -> R + Send + 'static) -> S
     start(Control::new(), run)
 }
 
-fn start<R: Send + 'static>(control: Arc<Control>, run: impl FnOnce() -> R + Send + 'static) -> Service<R> {
-    let c = control.clone();
+pub(crate) fn start<R: Send + 'static>(control: Arc<Control>, run: impl FnOnce() -> R + Send + 'static) -> Service<R> {
+    let (c, finished) = (control.clone(), Finished::new());
+    let f = finished.clone();
     let thread = std::thread::Builder::new()
         .name("ohua-service".into())
-        .spawn(move || ohua_runtime::context::with_control(c, run))
+        .spawn(move || {
+            // Signals on drop, so also when `run` panics.
+            let _signal = f.on_drop();
+            ohua_runtime::context::with_control(c, run)
+        })
         .expect("ohua: cannot spawn the service thread");
-    Service { control, thread }
+    Service { control, thread, finished }
 }
 
 /// Start `run` as a service whose operators begin from the states of
@@ -86,7 +94,8 @@ fn start<R: Send + 'static>(control: Arc<Control>, run: impl FnOnce() -> R + Sen
 /// same algorithm): before the loop takes its first item, every operator
 /// that held a saved state gets it back. Feed the new service the items
 /// after the cut (`checkpoint.items_before()` onwards) to continue where
-/// the checkpoint was taken.
+/// the checkpoint was taken. Waits until the states are in place:
+/// [`crate::restore_timeout`] gives up after a while.
 ///
 /// # Errors
 ///
@@ -104,17 +113,7 @@ pub fn restore<R: Send + 'static>(
     kinds: &StateKinds,
     run: impl FnOnce() -> R + Send + 'static,
 ) -> Result<Service<R>, MarkError> {
-    let control = Control::new();
-    // Requested before the run starts: the loop inserts it before its first item.
-    let restoring = control.request(Action::Restore(Box::new((checkpoint, kinds.clone()))));
-    let service = start(control, run);
-    match restoring.wait() {
-        Ok(_) => Ok(service),
-        Err(e) => {
-            service.stop();
-            Err(e)
-        }
-    }
+    crate::timeouts::restore_within(checkpoint, kinds, None, run)
 }
 
 /// Function replacements and state transforms applied together at one
@@ -171,7 +170,7 @@ impl Update {
 
 /// An update or marker on its way through a service (see
 /// [`Service::request`]).
-pub struct Pending(Arc<ohua_runtime::update::Marker>);
+pub struct Pending(pub(crate) Arc<ohua_runtime::update::Marker>);
 
 impl Pending {
     /// Wait until every operator the marker will reach has seen it.
@@ -197,10 +196,11 @@ impl Pending {
 
 /// A checkpoint on its way through a service (see
 /// [`Service::request_checkpoint`]).
-pub struct PendingCheckpoint(Pending);
+pub struct PendingCheckpoint(pub(crate) Pending);
 
 impl PendingCheckpoint {
-    /// Wait until every operator has saved its states.
+    /// Wait until every operator has saved its states (as long as it
+    /// takes: [`PendingCheckpoint::wait_timeout`] gives up).
     ///
     /// # Errors
     ///
@@ -249,6 +249,8 @@ impl<R> Service<R> {
     /// the states of the types in `kinds` that it holds (as JSON), without
     /// stopping the service. [`Checkpoint::cut`] says how many items each
     /// loop had taken before it; [`restore`] starts a service from it.
+    /// Waits for the loop's next item: [`Service::checkpoint_timeout`]
+    /// gives up after a while.
     ///
     /// # Errors
     ///
@@ -382,7 +384,8 @@ impl<R> Service<R> {
         self.thread.is_finished()
     }
 
-    /// Wait for the service's call to return and give back its result.
+    /// Wait for the service's call to return and give back its result (as
+    /// long as it takes: [`Service::join_timeout`] gives up).
     ///
     /// # Panics
     ///

@@ -128,6 +128,14 @@ pub enum MarkError {
         /// How the marker travelled.
         report: Box<MarkReport>,
     },
+    /// A bounded wait (`checkpoint_timeout`, `restore_timeout`) gave up
+    /// after `after`. The marker stays requested: a loop whose source
+    /// waits for its next item still makes the cut when the item comes.
+    #[error("gave up after {after:?}: the marker had not reached every operator (is the source waiting for an item?)")]
+    TimedOut {
+        /// How long the wait lasted.
+        after: Duration,
+    },
 }
 
 /// How a completed marker travelled.
@@ -345,7 +353,7 @@ impl Marker {
             Phase::Complete => Some(match self.report(&p) {
                 Ok(r) => r,
                 Err(MarkError::Rejected { report, .. } | MarkError::NoState { report, .. }) => *report,
-                Err(MarkError::NotReached) => return None,
+                Err(MarkError::NotReached | MarkError::TimedOut { .. }) => return None,
             }),
             _ => None,
         }
