@@ -456,3 +456,25 @@ fn an_update_arriving_while_the_service_shuts_down_completes_or_fails_but_never_
         assert_eq!(seen, (0..sent).collect::<Vec<_>>(), "{name}");
     }
 }
+
+#[test]
+fn an_update_report_says_how_many_items_came_before_the_cut() {
+    // Issue 21, part 3, item 5: `MarkReport::cut` is keyed by node id;
+    // `items_before` gives the count as `Checkpoint::items_before` does.
+    let (tx, rx) = mpsc::channel();
+    let (ack_tx, acks) = mpsc::channel();
+    let service = ohua::service(move || pair(rx, Some(ack_tx)));
+    for x in 0..3 {
+        tx.send(x).unwrap();
+        assert_eq!(acks.recv().unwrap(), x);
+    }
+    // Idle: the cut goes before the next item, the fourth.
+    let pending = service.request(coordinated(2));
+    tx.send(3).unwrap();
+    let report = pending.wait().unwrap();
+    assert_eq!(report.items_before(), 3, "{report:?}");
+    assert_eq!(report.cut.first().map(|c| c.1), Some(3), "`cut` still works");
+    drop(tx);
+    let (seen, mismatches) = within(30, move || service.join());
+    assert_eq!((seen, mismatches), (vec![0, 1, 2, 3], 0));
+}

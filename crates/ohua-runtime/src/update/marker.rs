@@ -161,6 +161,34 @@ pub struct MarkReport {
     pub saved: Vec<SavedState>,
 }
 
+impl MarkReport {
+    /// The items the service's loop had taken before the cut (the first
+    /// top-level loop's, as [`Checkpoint::items_before`]): the update
+    /// applied from the next item on. [`MarkReport::cut`] has them per
+    /// loop entry, by node id.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use ohua_runtime::update::MarkReport;
+    /// let report = MarkReport {
+    ///     id: 0,
+    ///     until_cut: Duration::ZERO,
+    ///     until_complete: Duration::ZERO,
+    ///     reached: vec![],
+    ///     adopted: vec![],
+    ///     transformed: vec![],
+    ///     cut: vec![(4, 17)], // loop entry 4 had taken 17 items
+    ///     saved: vec![],
+    /// };
+    /// assert_eq!(report.items_before(), 17);
+    /// ```
+    pub fn items_before(&self) -> u64 {
+        self.cut.first().map_or(0, |c| c.1)
+    }
+}
+
 #[derive(Debug)]
 enum Phase {
     Pending,
