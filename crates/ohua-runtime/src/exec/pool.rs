@@ -94,9 +94,11 @@ impl Pool {
             let job = me.job.lock().unwrap_or_else(|e| e.into_inner()).take();
             if let Some(Job { work, name, finished }) = job {
                 set_thread_name(&name);
+                JOB_NAME.with(|n| *n.borrow_mut() = Some(name));
                 // A section catches its own panics; this keeps the worker
                 // alive should anything else unwind.
                 let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work));
+                JOB_NAME.with(|n| n.borrow_mut().take());
                 set_thread_name(IDLE_NAME);
                 self.idle.lock().unwrap_or_else(|e| e.into_inner()).push(me.clone());
                 drop(finished);
@@ -258,6 +260,34 @@ fn spin_until(window: Duration, ready: impl Fn() -> bool) -> bool {
         backoff.snooze();
     }
     true
+}
+
+std::thread_local! {
+    /// The name of the job this worker runs. `set_thread_name` renames the
+    /// thread only for the OS: std keeps the name given at spawn
+    /// (`ohua-idle`) for panic messages.
+    static JOB_NAME: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
+/// The name of the job (`ohua-<algorithm>-s<k>`) the pool worker calling
+/// this runs; `None` on other threads. Code that needs a panic to name the
+/// section runs on a thread of that name (`update/named.rs`).
+pub(crate) fn job_name() -> Option<String> {
+    JOB_NAME.try_with(|n| n.borrow().clone()).ok().flatten()
+}
+
+/// Run `f` (a section driven by the thread that called the algorithm) as
+/// the job named `name`, for [`job_name`]; restores the previous name.
+pub(crate) fn as_job<R>(name: String, f: impl FnOnce() -> R) -> R {
+    let prev = JOB_NAME.with(|n| n.borrow_mut().replace(name));
+    struct Restore(Option<String>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            let _ = JOB_NAME.try_with(|n| *n.borrow_mut() = self.0.take());
+        }
+    }
+    let _restore = Restore(prev);
+    f()
 }
 
 /// Name the current thread (`top`, `perf` and debuggers show it); Linux

@@ -7,7 +7,7 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use super::monitor::{self, Watched};
-use super::pool::Scope;
+use super::pool::{self, Scope};
 use super::rescue::Beat;
 use super::section::{CounterSink, Counters, Role, Section};
 use super::shared::{panic_message, Failure, RunShared};
@@ -48,7 +48,8 @@ pub(crate) fn run_sections(
                 quiet.leave();
             }
         }
-        guarded(0, shared, || first.run(shared, graph, counters));
+        let name = format!("ohua-{}-s0", graph.algorithm);
+        pool::as_job(name, || guarded(0, shared, || first.run(shared, graph, counters)));
         // Rescue drivers are jobs of the scope too: once they are all done,
         // no section is driven or stuck, and the monitor has nothing left
         // to start for this run.

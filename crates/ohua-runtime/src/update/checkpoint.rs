@@ -18,6 +18,7 @@ use std::sync::Arc;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
+use super::named::in_section_thread;
 use super::state::{State, StateRef, VisitStates};
 use crate::exec::shared::panic_message;
 
@@ -153,11 +154,12 @@ impl StateKinds {
         }
         let convert: Convert = Arc::new(move |json: &str| {
             let old = serde_json::from_str::<A>(json).map_err(|e| format!("cannot load a `{from}`: {e}"))?;
-            match catch_unwind(AssertUnwindSafe(|| f(old))) {
+            // On a thread named as the operator's section (`named.rs`).
+            in_section_thread(|| match catch_unwind(AssertUnwindSafe(|| f(old))) {
                 Ok(Ok(new)) => Ok(Box::new(new) as Box<dyn Any + Send>),
                 Ok(Err(e)) => Err(e.to_string()),
                 Err(payload) => Err(format!("the conversion panicked: {}", panic_message(payload.as_ref()))),
-            }
+            })
         });
         let mut kinds = self.with::<B>();
         if let Some(k) = kinds.kinds.last_mut() {

@@ -29,6 +29,7 @@ mod control;
 mod dispatch;
 mod handoff;
 mod marker;
+mod named;
 mod slot;
 mod state;
 mod versions;

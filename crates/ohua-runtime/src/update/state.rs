@@ -21,6 +21,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr::NonNull;
 use std::sync::Arc;
 
+use super::named::in_section_thread;
 use super::slot::{addressed_to, describe_at};
 use crate::exec::shared::panic_message;
 
@@ -107,11 +108,14 @@ impl Transform {
     pub fn new<S: State, E: Display>(f: impl Fn(&S) -> Result<S, E> + Send + Sync + 'static) -> Self {
         let compute = move |s: &mut StateRef<'_>| {
             let old = s.downcast::<S>()?;
-            Some(match catch_unwind(AssertUnwindSafe(|| f(old))) {
+            // On a thread named as the operator's section: a panic says where.
+            // (`&mut S` may move there: `S: Send`; this thread waits meanwhile.)
+            let f = &f;
+            Some(in_section_thread(move || match catch_unwind(AssertUnwindSafe(|| f(&*old))) {
                 Ok(Ok(new)) => Ok(Box::new(new) as Box<dyn Any + Send>),
                 Ok(Err(e)) => Err(e.to_string()),
                 Err(payload) => Err(format!("the transform panicked: {}", panic_message(&*payload))),
-            })
+            }))
         };
         Transform { state: std::any::type_name::<S>(), compute: Arc::new(compute), commit: commit::<S>, at: None }
     }
