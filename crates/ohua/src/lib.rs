@@ -58,8 +58,10 @@
 pub use ohua_macros::{algorithm, replace, updatable};
 
 mod service;
+mod stoppable;
 mod timeouts;
 pub use service::{restore, service, Pending, PendingCheckpoint, Replaced, Service, Update};
+pub use stoppable::{stoppable, RecvTimeout, Stoppable};
 pub use timeouts::restore_timeout;
 
 /// Live updates: replaceable functions and the markers that carry updates

@@ -83,7 +83,7 @@ pub(crate) fn start<R: Send + 'static>(control: Arc<Control>, run: impl FnOnce()
         .spawn(move || {
             // Signals on drop, so also when `run` panics.
             let _signal = f.on_drop();
-            ohua_runtime::context::with_control(c, run)
+            crate::stoppable::as_service(c.clone(), || ohua_runtime::context::with_control(c, run))
         })
         .expect("ohua: cannot spawn the service thread");
     Service { control, thread, finished }
@@ -374,7 +374,10 @@ impl<R> Service<R> {
     /// source (with whatever the source still buffers: stop the producer
     /// first if those items matter). A loop whose source waits inside
     /// `next()` stops after the item that call returns, or when the source
-    /// ends.
+    /// ends: the runtime cannot interrupt a receive in your iterator. To
+    /// stop an idle service without closing its source, give the loop
+    /// [`crate::stoppable`]`(rx)`, which waits in short slices and ends
+    /// when the service stops.
     pub fn stop(&self) {
         self.control.stop();
     }

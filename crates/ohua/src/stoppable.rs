@@ -1,0 +1,109 @@
+//! A source that lets [`Service::stop`](crate::Service::stop) end an idle
+//! service.
+//!
+//! A service's loop checks the stop request between two items; while its
+//! source waits inside `next()` (a server whose clients went quiet) nothing
+//! reaches it: the source's `next()` is your code, blocked in a receive the
+//! runtime cannot interrupt. [`stoppable`] wraps a receiver so that its
+//! `next()` waits in short slices ([`Stoppable::tick`], 10 ms by default)
+//! and ends the stream once the service is stopping.
+
+use std::cell::RefCell;
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::Arc;
+use std::time::Duration;
+
+use ohua_runtime::update::Control;
+
+thread_local! {
+    /// The control of the service whose call runs on this thread.
+    static SERVICE: RefCell<Option<Arc<Control>>> = const { RefCell::new(None) };
+}
+
+/// Run `f` as the call of the service `control` belongs to.
+pub(crate) fn as_service<R>(control: Arc<Control>, f: impl FnOnce() -> R) -> R {
+    SERVICE.with(|s| *s.borrow_mut() = Some(control));
+    f()
+}
+
+/// A receiver that waits with a timeout: `std::sync::mpsc::Receiver`
+/// implements it; implement it for another channel (a
+/// `crossbeam_channel::Receiver`: map its errors to std's).
+pub trait RecvTimeout: Send {
+    /// What it receives.
+    type Item;
+    /// Wait up to `timeout` for the next item.
+    ///
+    /// # Errors
+    ///
+    /// `Timeout` if none came, `Disconnected` if none will.
+    fn recv_timeout(&self, timeout: Duration) -> Result<Self::Item, RecvTimeoutError>;
+}
+
+impl<T: Send> RecvTimeout for mpsc::Receiver<T> {
+    type Item = T;
+    fn recv_timeout(&self, timeout: Duration) -> Result<T, RecvTimeoutError> {
+        mpsc::Receiver::recv_timeout(self, timeout)
+    }
+}
+
+/// The items of `rx` until its senders are gone or the service that
+/// created it is stopped, whichever comes first (see the module docs).
+/// Create it inside the closure given to [`crate::service`] (elsewhere it
+/// only ends with `rx`).
+///
+/// # Example
+///
+/// ```
+/// #[ohua::algorithm]
+/// fn count(xs: ohua::Stoppable<std::sync::mpsc::Receiver<u64>>) -> u64 {
+///     let mut n = 0;
+///     for x in xs {
+///         n += x;
+///     }
+///     n
+/// }
+/// let (tx, rx) = std::sync::mpsc::channel();
+/// let service = ohua::service(move || count(ohua::stoppable(rx)));
+/// // `tx` stays open and nothing comes, yet the service stops.
+/// service.stop();
+/// assert_eq!(service.join(), 0);
+/// drop(tx);
+/// ```
+pub fn stoppable<R: RecvTimeout>(rx: R) -> Stoppable<R> {
+    let control = SERVICE.with(|s| s.borrow().clone());
+    Stoppable { rx, control, tick: Duration::from_millis(10) }
+}
+
+/// The iterator [`stoppable`] returns.
+pub struct Stoppable<R> {
+    rx: R,
+    control: Option<Arc<Control>>,
+    tick: Duration,
+}
+
+impl<R> Stoppable<R> {
+    /// How long one wait lasts: a stop takes effect within it (10 ms by
+    /// default; an idle service wakes up once per tick).
+    pub fn tick(mut self, tick: Duration) -> Self {
+        self.tick = tick;
+        self
+    }
+}
+
+impl<R: RecvTimeout> Iterator for Stoppable<R> {
+    type Item = R::Item;
+
+    fn next(&mut self) -> Option<R::Item> {
+        loop {
+            if self.control.as_ref().is_some_and(|c| c.stopping()) {
+                return None;
+            }
+            match self.rx.recv_timeout(self.tick) {
+                Ok(x) => return Some(x),
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => return None,
+            }
+        }
+    }
+}
