@@ -13,8 +13,10 @@ use ohua::{Deployment, Replication, SectionStrategy};
 
 pub mod gen;
 mod io;
+mod streaming;
 
 pub use io::{check_io, DbCall, GenDb};
+pub use streaming::check_streaming;
 
 /// Run `f` on a thread and fail with "`what` hung" (instead of hanging CI)
 /// if it takes longer than `secs` seconds.

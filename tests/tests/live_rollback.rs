@@ -60,9 +60,13 @@ fn server(requests: Receiver<u64>, out: Sender<u64>) -> u64 {
     sink.requests()
 }
 
+/// An update to apply before the next requests (or none), and the answers
+/// expected to them.
+type Step = (Option<fn() -> Update>, Vec<u64>);
+
 /// Runs the service under every live deployment; `steps` are updates
 /// (applied before the next request) and the answers expected to it.
-fn check(steps: Vec<(Option<fn() -> Update>, Vec<u64>)>) {
+fn check(steps: Vec<Step>) {
     for (name, d) in live_deployments() {
         let (tx, rx) = mpsc::channel();
         let (out, answers) = mpsc::channel();

@@ -84,6 +84,9 @@ pub enum Shape {
     /// The CPU shape's requests, but 1 in 171 waits 10-76 ms for a slow
     /// backend query without holding up the others (`tail.rs`).
     Tail,
+    /// The CPU shape with its cache used by two statements, so the loop
+    /// carries it (`stateful.rs`).
+    State,
 }
 
 impl Shape {
@@ -93,6 +96,7 @@ impl Shape {
             Shape::Cpu => "cpu",
             Shape::Io => "io",
             Shape::Tail => "tail",
+            Shape::State => "state",
         }
     }
 
@@ -114,6 +118,8 @@ impl Shape {
         let service = match (self, v2) {
             (Shape::Cpu, false) => ohua::service(move || super::server::server(rx, tx)),
             (Shape::Cpu, true) => ohua::service(move || super::server::server_v2(rx, tx)),
+            (Shape::State, false) => ohua::service(move || super::stateful::server_state(rx, tx)),
+            (Shape::State, true) => ohua::service(move || super::stateful::server_state_v2(rx, tx)),
             (_, false) => ohua::service(move || server_io(&db, rx, tx)),
             (_, true) => ohua::service(move || server_io_v2(&db, rx, tx)),
         };
@@ -136,6 +142,7 @@ impl Shape {
                 drop(input);
                 match self {
                     Shape::Cpu => ohua::profile(|| super::server::server(rx, tx)),
+                    Shape::State => ohua::profile(|| super::stateful::server_state(rx, tx)),
                     _ => ohua::profile(|| server_io(&db, rx, tx)),
                 }
             }

@@ -15,6 +15,8 @@
 //! fetch per request from a backend that answers each batch after 2 ms.
 //! `UPDATE_SHAPE=tail` the heavy-tailed one (`tail.rs`): 1 request in 171
 //! waits 10-76 ms for a slow backend query, without holding up the others.
+//! `UPDATE_SHAPE=state` the stateful one (`stateful.rs`): the cache used by
+//! two statements of the loop, which then carries it from request to request.
 
 mod backend;
 mod load;
@@ -22,6 +24,7 @@ pub(crate) mod plot;
 mod report;
 mod run;
 mod server;
+mod stateful;
 pub(crate) mod stats;
 mod tail;
 
@@ -93,13 +96,15 @@ pub fn run() {
         "cpu" => Shape::Cpu,
         "io" => Shape::Io,
         "tail" => Shape::Tail,
-        other => panic!("update: UPDATE_SHAPE={other}: expected cpu, io or tail"),
+        "state" => Shape::State,
+        other => panic!("update: UPDATE_SHAPE={other}: expected cpu, io, tail or state"),
     };
     let results_dir = concat!(env!("CARGO_MANIFEST_DIR"), "/results");
     let default_svg = match shape {
         Shape::Cpu => format!("{results_dir}/update-latency.svg"),
         Shape::Io => format!("{results_dir}/update-latency-io.svg"),
         Shape::Tail => format!("{results_dir}/update-latency-tail.svg"),
+        Shape::State => format!("{results_dir}/update-latency-state.svg"),
     };
     let svg_path: String = setting("UPDATE_SVG", default_svg);
     server::calibrate();
@@ -124,6 +129,10 @@ pub fn run() {
         println!("io trace: {}", backend::trace(plan.rate, Duration::from_secs(1)));
     } else if shape == Shape::Tail {
         println!("shape   : {}", tail::describe());
+    } else if shape == Shape::State {
+        println!(
+            "shape   : state: the cpu shape with the cache used by two statements (lookup, note), carried by the loop"
+        );
     } else {
         println!("shape   : cpu: no I/O (UPDATE_SHAPE=io for a backend fetch per request, tail for slow requests)");
     }

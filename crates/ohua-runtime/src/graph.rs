@@ -5,6 +5,7 @@
 //! deployment planner maps its operators to sections by name, and reports and
 //! DOT exports use it to label what ran.
 
+mod cycle;
 mod encoded;
 pub use encoded::EncodedGraph;
 

@@ -57,6 +57,13 @@ impl<T> In<T> {
         self.rx.is_closed()
     }
 
+    /// Say whether this operator waits for an answer to the packet it took
+    /// last before it takes another (see [`Out::consumer_holds`]).
+    #[inline]
+    pub fn hold(&mut self, holds: bool) {
+        self.rx.hold(holds)
+    }
+
     /// Wake the producer if this port consumed anything since the last flush.
     #[inline]
     pub fn flush(&mut self) {
@@ -154,6 +161,22 @@ impl<T> Out<T> {
             [one] => one.room(),
             many => many.iter_mut().map(Sender::room).min().unwrap_or(usize::MAX),
         }
+    }
+
+    /// Whether a consumer waits for an answer to the packet it took last
+    /// before it takes another, where that answer may need this section
+    /// (`arc::Sender::consumer_holds`): a loop entry then does not call a
+    /// source's `next()` that may block.
+    #[inline]
+    pub fn consumer_holds(&self) -> bool {
+        self.txs.iter().any(Sender::consumer_holds)
+    }
+
+    /// Whether a consumer may hold ([`Out::consumer_holds`]): the port
+    /// feeds a loop whose cycle shares this section.
+    #[inline]
+    pub fn may_hold(&self) -> bool {
+        self.txs.iter().any(Sender::honours_hold)
     }
 
     /// Send one value to every consumer. The caller checked [`Out::room`].

@@ -156,11 +156,7 @@ impl Gen {
     fn value(&mut self) -> String {
         if self.rng.chance(1, 4) {
             if let Some(s) = self.state() {
-                return if self.rng.chance(2, 3) {
-                    format!("{s}.push({})", self.var())
-                } else {
-                    format!("{s}.peek()")
-                };
+                return if self.rng.chance(2, 3) { format!("{s}.push({})", self.var()) } else { format!("{s}.peek()") };
             }
         }
         self.call()
@@ -590,7 +586,9 @@ pub fn program(seed: u64, index: usize) -> String {
         src += "    }\n    pub use a::alg;\n";
         src += &format!("    pub fn seq_helper(a: i64, s: Log{helper_io}) -> (i64, Log) {{\n{hb}    }}\n");
     } else {
-        src += &format!("    #[ohua::algorithm]\n    pub fn alg(xs: Vec<i64>, k: i64{io_params}) -> {ty} {{\n{alg_body}    }}\n");
+        src += &format!(
+            "    #[ohua::algorithm]\n    pub fn alg(xs: Vec<i64>, k: i64{io_params}) -> {ty} {{\n{alg_body}    }}\n"
+        );
     }
     src += &format!("    pub fn seq(xs: Vec<i64>, k: i64{io_params}) -> {ty} {{\n{seq_body}    }}\n");
     src += "    pub fn run(inputs: &[(Vec<i64>, i64)]) -> Result<(), String> {\n";
@@ -638,7 +636,9 @@ pub fn file_of(seed: u64, range: std::ops::Range<usize>) -> String {
 /// function `{table}()` listing them: number, source text, `run`.
 fn modules(table: &str, prefix: &str, sources: impl Iterator<Item = (usize, String)>) -> String {
     let mut out = String::new();
-    let mut list = format!("pub fn {table}() -> Vec<(usize, &'static str, fn(&[(Vec<i64>, i64)]) -> Result<(), String>)> {{\n    vec![\n");
+    let mut list = format!(
+        "pub fn {table}() -> Vec<(usize, &'static str, fn(&[(Vec<i64>, i64)]) -> Result<(), String>)> {{\n    vec![\n"
+    );
     for (i, p) in sources {
         list += &format!("        ({i}, r####\"{p}\"####, {prefix}{i}::run),\n");
         out += &p;
@@ -652,7 +652,7 @@ fn modules(table: &str, prefix: &str, sources: impl Iterator<Item = (usize, Stri
 pub const SERVICE_PRELUDE: &str = r#"
 use std::sync::mpsc::{Receiver, Sender};
 use ohua::algorithm;
-use ohua_conformance::{check_checkpoint, Log, Replies};
+use ohua_conformance::{check_checkpoint, check_streaming, Log, Replies};
 
 "#;
 
@@ -719,7 +719,8 @@ pub fn service_program(seed: u64, index: usize) -> String {
     src += &format!(
         "    pub fn seq(requests: Vec<(Vec<i64>, i64)>) -> Vec<Reply> {{\n{inits}        let mut replies = Vec::new();\n        for req in requests {{\n{b}            replies.push(reply);\n        }}\n        replies\n    }}\n"
     );
-    src += "    pub fn run(requests: &[(Vec<i64>, i64)]) -> Result<(), String> {\n        check_checkpoint(svc, seq, requests)\n    }\n}\n";
+    src += "    pub fn run(requests: &[(Vec<i64>, i64)]) -> Result<(), String> {\n        check_checkpoint(svc, seq, requests)\n    }\n";
+    src += "    pub fn run_streaming(requests: &[(Vec<i64>, i64)]) -> Result<(), String> {\n        check_streaming(svc, seq, requests)\n    }\n}\n";
     src
 }
 
@@ -736,6 +737,17 @@ pub fn service_file(seed: u64, range: std::ops::Range<usize>) -> String {
         "/// Requests: every `xs` with every `k`, twice.\npub fn inputs() -> Vec<(Vec<i64>, i64)> {{\n    let mut v = Vec::new();\n    for _ in 0..2 {{\n        for xs in [vec![], vec![1], vec![5, -3, 7, 0], vec![{}]] {{\n            for k in [0, 3, -7] {{ v.push((xs.clone(), k)); }}\n        }}\n    }}\n    v\n}}\n",
         random.join(", ")
     );
-    out += &modules("all_services", "c", range.map(|i| (i, service_program(seed, i))));
+    let services: Vec<(usize, String)> = range.map(|i| (i, service_program(seed, i))).collect();
+    // The same services fed by streaming clients (`check_streaming`): a
+    // table of its own, so each check reports its own failures.
+    let mut streaming = String::from(
+        "pub fn all_services_streaming() -> Vec<(usize, &'static str, fn(&[(Vec<i64>, i64)]) -> Result<(), String>)> {\n    vec![\n",
+    );
+    for (i, p) in &services {
+        streaming += &format!("        ({i}, r####\"{p}\"####, c{i}::run_streaming),\n");
+    }
+    streaming += "    ]\n}\n";
+    out += &modules("all_services", "c", services.into_iter());
+    out += &streaming;
     out
 }

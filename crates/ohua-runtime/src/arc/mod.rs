@@ -39,8 +39,8 @@ use crate::sync::Waker;
 /// ```
 pub fn channel<T>(capacity: usize, producer: Option<Waker>, consumer: Option<Waker>) -> (Sender<T>, Receiver<T>) {
     let (p, c) = ring::ring(capacity.max(1));
-    let tx = Sender { ring: p, counts_marks: true, wake_consumer: WakeOnDrop(consumer) };
-    (tx, Receiver { ring: c, wake_producer: WakeOnDrop(producer) })
+    let tx = Sender { ring: p, counts_marks: true, honours_hold: false, wake_consumer: WakeOnDrop(consumer) };
+    (tx, Receiver { ring: c, released: false, wake_producer: WakeOnDrop(producer) })
 }
 
 /// A push into a full arc: the operator did not check room.
@@ -82,6 +82,9 @@ pub struct Sender<T> {
     /// (`update/marker.rs`); not on a loop's feedback arc, where they are
     /// only echoes the loop operator drops (and may outlive it).
     counts_marks: bool,
+    /// Whether the producer waits while the consumer holds
+    /// ([`Sender::consumer_holds`]); set by the builder where it matters.
+    honours_hold: bool,
     // Must stay the last field: see `WakeOnDrop`.
     wake_consumer: WakeOnDrop,
 }
@@ -92,6 +95,30 @@ impl<T> Sender<T> {
     pub(crate) fn feedback(mut self) -> Self {
         self.counts_marks = false;
         self
+    }
+
+    /// Make [`Sender::consumer_holds`] report the consumer's hold: the
+    /// builder does this for a loop's ticks where the loop's cycle shares
+    /// a section with the loop's entry (`exec/builder.rs`, `hold_matters`).
+    pub(crate) fn honouring_hold(mut self) -> Self {
+        self.honours_hold = true;
+        self
+    }
+
+    /// Whether [`Sender::consumer_holds`] reports the consumer's hold (set
+    /// by the builder where the hold matters).
+    #[inline]
+    pub fn honours_hold(&self) -> bool {
+        self.honours_hold
+    }
+
+    /// Whether the consumer waits for an answer to the packet it took last
+    /// before it takes another (a `for` loop's carry waiting for the body's
+    /// feedback, [`Receiver::hold`]), and the producer should not block
+    /// its thread meanwhile: the answer may need this section.
+    #[inline]
+    pub fn consumer_holds(&self) -> bool {
+        self.honours_hold && self.ring.consumer_holds()
     }
 
     /// Whether a control marker pushed here counts towards its completion.
@@ -150,6 +177,8 @@ impl<T> Sender<T> {
 /// Consuming end of an arc.
 pub struct Receiver<T> {
     ring: ring::Consumer<Packet<T>>,
+    /// A hold was released since the last flush: wake the producer then.
+    released: bool,
     // Must stay the last field: see `WakeOnDrop`.
     wake_producer: WakeOnDrop,
 }
@@ -191,11 +220,20 @@ impl<T> Receiver<T> {
         self.ring.read_cursor()
     }
 
+    /// Say whether this end waits for an answer to the packet it took last
+    /// before it takes another ([`Sender::consumer_holds`]). Releasing a
+    /// hold wakes the producer at the next flush.
+    #[inline]
+    pub fn hold(&mut self, holds: bool) {
+        self.ring.set_holding(holds);
+        self.released |= !holds;
+    }
+
     /// Hand the slots read since the last flush back to the producer and wake
-    /// it if there were any.
+    /// it if there were any (or if a hold was released).
     #[inline]
     pub fn flush(&mut self) {
-        if self.ring.publish() {
+        if self.ring.publish() | std::mem::take(&mut self.released) {
             self.wake_producer.wake();
         }
     }

@@ -30,6 +30,10 @@ struct Ring<T> {
     tail: CachePadded<AtomicUsize>,
     producer_gone: AtomicBool,
     consumer_gone: AtomicBool,
+    /// The consumer waits for an answer to what it took last before it
+    /// takes more (a loop's carry awaiting the body's feedback): see
+    /// [`Consumer::set_holding`].
+    consumer_holds: AtomicBool,
 }
 
 // SAFETY: the slots hold `T`s that move between threads (needs `T: Send`);
@@ -77,6 +81,7 @@ pub(crate) fn ring<T>(capacity: usize) -> (Producer<T>, Consumer<T>) {
         tail: CachePadded::new(AtomicUsize::new(0)),
         producer_gone: AtomicBool::new(false),
         consumer_gone: AtomicBool::new(false),
+        consumer_holds: AtomicBool::new(false),
     });
     let producer = Producer { ring: ring.clone(), tail: 0, published: 0, head_seen: 0, abandoned: false };
     let consumer = Consumer { ring, head: 0, published: 0, tail_seen: Cell::new(0) };
@@ -183,6 +188,14 @@ impl<T> Producer<T> {
     pub(crate) fn is_abandoned(&self) -> bool {
         self.ring.consumer_gone.load(Ordering::Acquire)
     }
+
+    /// Whether the consumer said it holds ([`Consumer::set_holding`]).
+    /// Relaxed: a stale answer costs one more pass or one wake-up, and the
+    /// wake-up after a release is ordered by the sections' fences.
+    #[inline]
+    pub(crate) fn consumer_holds(&self) -> bool {
+        self.ring.consumer_holds.load(Ordering::Relaxed)
+    }
 }
 
 impl<T> Drop for Producer<T> {
@@ -242,6 +255,13 @@ impl<T> Consumer<T> {
         let item = unsafe { self.ring.slot(self.head).read() };
         self.head = self.head.wrapping_add(1);
         Some(item)
+    }
+
+    /// Tell the producer whether this end waits for an answer to what it
+    /// took last before it takes more (`Producer::consumer_holds`).
+    #[inline]
+    pub(crate) fn set_holding(&self, holds: bool) {
+        self.ring.consumer_holds.store(holds, Ordering::Relaxed);
     }
 
     /// Hand every read slot back to the producer; whether there were any.

@@ -40,6 +40,8 @@ pub struct Builder<'a> {
     arcs_built: Vec<bool>,
     /// Replicas and merges of replicated nodes.
     extras: Vec<Extra<'a>>,
+    /// Which nodes a feedback arc goes into ([`GraphInfo::loop_heads`]).
+    loop_heads: Vec<bool>,
 }
 
 /// What an operator does for its node: the node's own operator, or a part
@@ -83,6 +85,7 @@ impl<'a> Builder<'a> {
             fused_into: vec![None; graph.nodes.len()],
             arcs_built: vec![false; graph.arcs.len()],
             extras: Vec::new(),
+            loop_heads: graph.loop_heads(),
         }
     }
 
@@ -115,7 +118,29 @@ impl<'a> Builder<'a> {
         if self.graph.arcs[id].feedback {
             return (tx.feedback(), rx);
         }
+        if self.hold_matters(id) {
+            return (tx.honouring_hold(), rx);
+        }
         (tx, rx)
+    }
+
+    /// Whether arc `id` goes into a loop head whose cycle has an operator
+    /// in the producer's section. A loop entry (`smap`) then does not block
+    /// its thread in a source's `next()` while the head waits for the body
+    /// to answer an iteration (`Sender::consumer_holds`): blocked, it would
+    /// keep its section from computing that answer until the next item
+    /// arrived (issue 21: each item of a loop that carries a state waited
+    /// for about a batch of later ones). Elsewhere the entry may block and
+    /// read ahead, so the body's other operators keep pipelining.
+    #[inline(never)]
+    fn hold_matters(&self, id: usize) -> bool {
+        let info = &self.graph.arcs[id];
+        if !self.loop_heads[info.to as usize] {
+            return false;
+        }
+        let section = self.plan.section_of[info.from as usize];
+        let cycle = self.graph.loop_cycle(info.to as usize);
+        cycle.iter().enumerate().any(|(node, &on)| on && self.plan.section_of[node] == section)
     }
 
     /// Capacity and wakers of arc `id`, marking it built.

@@ -104,7 +104,10 @@ impl<T: Send> Node for Carry<T> {
             }
             if let Phase::AwaitFeedback = self.phase {
                 match self.feedback.pop() {
-                    Some(Packet::Data(v)) => self.phase = Phase::Holding(v),
+                    Some(Packet::Data(v)) => {
+                        self.phase = Phase::Holding(v);
+                        self.ticks.hold(false);
+                    }
                     Some(Packet::End(_) | Packet::Mark(_)) => {} // the body echoes our markers; skip them
                     None => break,
                 }
@@ -120,6 +123,10 @@ impl<T: Send> Node for Carry<T> {
                     if let Phase::Holding(v) = std::mem::replace(&mut self.phase, Phase::AwaitFeedback) {
                         self.current.send(v);
                     }
+                    // Until the body answers, the loop entry does not block
+                    // its thread in a source's `next()` (see `SMap`): the
+                    // body may need that thread to answer.
+                    self.ticks.hold(true);
                 }
                 Some(Packet::End(l)) if *l == self.level => {
                     if self.current.room() == 0 || self.final_out.room() == 0 || !self.ensure_value() {

@@ -53,7 +53,14 @@ pub struct SMap<C: IntoIterator> {
     /// channel). Then a step that has emitted an item ends instead of
     /// calling `next()` again, so the loop body runs on that item in the
     /// same pass of the section, and the next step blocks with nothing of
-    /// this section left to do (no rescue needed).
+    /// this section left to do (no rescue needed). Nor does a step call a
+    /// possibly blocking `next()` while the loop's carry waits for the body
+    /// to answer the last iteration, where part of that answer is computed
+    /// in this section (`Out::consumer_holds`): blocked here, the section
+    /// would answer only after the *next* item arrived, and a loop that
+    /// carries a state would fall a growing number of items behind (issue
+    /// 21). For such a loop a step emits at most one item from a
+    /// possibly blocking `next()`, waiting measured or not.
     blocks: bool,
     /// Possibly blocking `next()` calls, for sampling their time.
     calls: u32,
@@ -213,8 +220,15 @@ where
                             service.items += sent as u64;
                         }
                         more
-                    } else if done > 0 && self.blocks {
-                        // Let the body run on what was emitted (see `blocks`).
+                    } else if (done > 0 && (self.blocks || self.ticks.may_hold())) || self.ticks.consumer_holds() {
+                        // Let the body run on what was emitted (see
+                        // `blocks`), and let the loop's carry get its
+                        // answer before `next()` may block this thread.
+                        // A carry in this section takes one item per pass
+                        // anyway, so its loop gets one item per step even
+                        // before a wait was measured (one `next()` in four
+                        // is timed: a burst followed by a trickle kept the
+                        // first step, and the body, waiting for 4 items).
                         break;
                     } else {
                         // `next()` may block (a channel, a socket): first
