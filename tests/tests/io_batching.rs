@@ -482,3 +482,61 @@ fn a_steady_stream_gets_its_fetches_answered_while_it_keeps_coming() {
         assert!(sent < 3_000, "{d:?}: {sent} requests were sent before the first answer ({:?})", db.stats());
     }
 }
+
+/// A chain of 12 dependent fetches (each needs the last one's answer).
+#[algorithm]
+fn fetch_chain(db: &Source<Kv>, k: u64) -> u64 {
+    let a = db.fetch(k);
+    let a = value(a) + 1;
+    let a = db.fetch(a);
+    let a = value(a) + 1;
+    let a = db.fetch(a);
+    let a = value(a) + 1;
+    let a = db.fetch(a);
+    let a = value(a) + 1;
+    let a = db.fetch(a);
+    let a = value(a) + 1;
+    let a = db.fetch(a);
+    let a = value(a) + 1;
+    let a = db.fetch(a);
+    let a = value(a) + 1;
+    let a = db.fetch(a);
+    let a = value(a) + 1;
+    let a = db.fetch(a);
+    let a = value(a) + 1;
+    let a = db.fetch(a);
+    let a = value(a) + 1;
+    let a = db.fetch(a);
+    let a = value(a) + 1;
+    let a = db.fetch(a);
+    value(a)
+}
+
+/// Regression (issue 21, part 5): a section of a run that fetches spun for
+/// at least 50 µs (re-running a pass over its operators) before it parked,
+/// even when it was the run's only running unit, so only a source's answer
+/// could bring it work, and the requests that answer needs go out only once
+/// it parks: about 0.35 ms per round of dependent fetches on the level
+/// graphs. Counted, not timed: how often the section stepped its operators
+/// per round (a pass that finds nothing, one more after announcing the
+/// sleep, one after the wake-up, and the productive ones).
+#[test]
+fn a_section_alone_in_a_run_that_fetches_parks_without_spinning() {
+    let single = Deployment { workers: 1, sections: SectionStrategy::Single, ..Deployment::default() };
+    let db = Source::new(Kv::default());
+    let (out, reports) = ohua::profile(|| ohua::with_deployment(single, || fetch_chain(&db, 7)));
+    let answer = |k: u64| if k % 97 == 96 { 0 } else { k * 3 + 1 };
+    let mut a = 7;
+    for _ in 0..11 {
+        a = answer(a) + 1;
+    }
+    assert_eq!(out, answer(a), "as sequential execution");
+    let rounds = db.get().batches.lock().unwrap().len() as u64;
+    assert_eq!(rounds, 12, "one call per dependent fetch");
+    // The sink's operator is stepped on every pass of the one section.
+    let passes = reports[0].nodes.iter().map(|n| n.steps).max().unwrap_or(0);
+    assert!(
+        passes <= 8 * rounds,
+        "{passes} passes over the section's operators for {rounds} rounds of fetches: it spins while it waits"
+    );
+}

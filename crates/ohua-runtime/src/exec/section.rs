@@ -172,7 +172,7 @@ impl<'a> Section<'a> {
             let mut outcome = self.pass(me, &beat, &mut seq, shared, graph);
             if let Pass::Idle = outcome {
                 let since = *idle_since.get_or_insert_with(Instant::now);
-                if !backoff.is_completed() || since.elapsed() < SPIN_WINDOW {
+                if !alone_in_counted_run(shared) && (!backoff.is_completed() || since.elapsed() < SPIN_WINDOW) {
                     // Spin, then yield, re-running the pass each time: a peer
                     // that is merely slower is cheaper to wait for than a park.
                     backoff.snooze();
@@ -371,6 +371,20 @@ impl Drop for BlockingHook {
     fn drop(&mut self) {
         BLOCKING_HOOK.with(|h| h.set(self.0));
     }
+}
+
+/// Whether this driver is the only running unit of a run that fetches
+/// (`io/quiet.rs`): then only a source's answer can bring it work, and the
+/// requests that answer needs go out when it parks (the last unit out
+/// sends them), so spinning before the park only delays its own I/O
+/// (issue 21, part 5: about 0.35 ms per round of dependent fetches,
+/// `BENCHMARKS.md`, Table 4.2). Skipping the spin changes nothing else of
+/// the sleep protocol: the announcement, the fence and the last pass
+/// before `park` stay (`README.md`, "Why no wake-up is lost"). Not in a
+/// run that streams: a source's thread stuck in `next()` is not counted,
+/// and its items would meet a parked section instead of a spinning one.
+fn alone_in_counted_run(shared: &RunShared) -> bool {
+    !shared.streaming() && shared.quiet().is_some_and(|q| q.running() <= 1)
 }
 
 /// Called by an operator about to call something that may block (an
