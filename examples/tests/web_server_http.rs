@@ -153,6 +153,117 @@ fn http_1_0_keep_alive_is_confirmed_in_the_response() {
     assert_eq!((r.status, r.header("connection")), (200, None));
 }
 
+/// `GET /small.html` on `s` with the extra header lines `headers`.
+fn get_with(s: &mut std::net::TcpStream, path: &str, headers: &str) -> Response {
+    s.write_all(format!("GET {path} HTTP/1.1\r\nHost: x\r\n{headers}\r\n").as_bytes()).unwrap();
+    read_response(s, false).expect("a response")
+}
+
+/// Issue 21 part 2, item 6: responses had no `Last-Modified` or `ETag`,
+/// so browsers and caches fetched every file whole again. Now a request
+/// whose copy is current gets 304 without a body (from disk, the cache and
+/// the snippets alike); a changed file, or a copy that is not current, gets
+/// 200 and the file.
+#[test]
+fn validators_and_conditional_requests_answer_304_without_a_body() {
+    for (variant, cache, path) in [
+        (Variant::Plain, false, "/small.html"),
+        (Variant::Plain, true, "/small.html"),
+        (Variant::Split, false, "/news/1.html"),
+    ] {
+        let what = format!("{variant:?} cache {cache} {path}");
+        let srv = TestServer::start_with_cache(Limits::default(), variant, Run::Configured, cache);
+        let mut s = connect(srv.addr);
+        let r = get_on(&mut s, path);
+        let etag = r.header("etag").unwrap_or_else(|| panic!("{what}: no ETag")).to_string();
+        let modified = r.header("last-modified").expect("Last-Modified").to_string();
+        assert_eq!(r.header("accept-ranges"), Some("bytes"), "{what}");
+        for current in [
+            format!("If-None-Match: {etag}\r\n"),
+            format!("If-None-Match: \"other\", W/{etag}\r\n"),
+            "If-None-Match: *\r\n".to_string(),
+            format!("If-Modified-Since: {modified}\r\n"),
+            "If-Modified-Since: Fri, 31 Dec 9999 23:59:59 GMT\r\nRange: bytes=0-1\r\n".to_string(),
+        ] {
+            let r = get_with(&mut s, path, &current);
+            assert_eq!((r.status, r.body.len()), (304, 0), "{what}: {current}");
+            assert_eq!((r.header("etag"), r.header("content-length")), (Some(etag.as_str()), None), "{what}");
+        }
+        s.write_all(format!("HEAD {path} HTTP/1.1\r\nHost: x\r\nIf-None-Match: {etag}\r\n\r\n").as_bytes()).unwrap();
+        assert_eq!(read_response(&mut s, true).unwrap().status, 304, "{what}: HEAD");
+        for stale in [
+            "If-None-Match: \"other\"\r\n".to_string(),
+            "If-Modified-Since: Thu, 01 Jan 1970 00:00:00 GMT\r\n".to_string(),
+            "If-Modified-Since: not a date\r\n".to_string(),
+            // If-None-Match decides: If-Modified-Since is not looked at.
+            format!("If-None-Match: \"other\"\r\nIf-Modified-Since: {modified}\r\n"),
+        ] {
+            let r = get_with(&mut s, path, &stale);
+            assert_eq!((r.status, r.body.len() > 100), (200, true), "{what}: {stale}");
+        }
+        // No validators on an error.
+        assert_eq!(get_on(&mut s, "/nope").header("etag"), None, "{what}");
+    }
+    // The file changes: the old ETag no longer matches.
+    let srv = TestServer::default();
+    let mut s = connect(srv.addr);
+    let etag = get_on(&mut s, "/small.html").header("etag").unwrap().to_string();
+    std::fs::write(srv.root().join("small.html"), "changed").unwrap();
+    let r = get_with(&mut s, "/small.html", &format!("If-None-Match: {etag}\r\n"));
+    assert_eq!((r.status, &r.body[..]), (200, &b"changed"[..]));
+    assert_ne!(r.header("etag"), Some(etag.as_str()));
+}
+
+/// Issue 21 part 2, item 6: `Range` was ignored, so no download could be
+/// resumed. One byte range gets 206 and that part with its
+/// `Content-Range`; one past the end gets 416 (the connection is kept);
+/// several ranges, or one not understood, get 200 and the whole file.
+#[test]
+fn single_byte_ranges_answer_206_and_unsatisfiable_ones_416() {
+    let srv = TestServer::default();
+    let full = std::fs::read(srv.root().join("large.html")).unwrap();
+    assert_eq!(full.len(), 20480);
+    let mut s = connect(srv.addr);
+    let etag = get_on(&mut s, "/large.html").header("etag").unwrap().to_string();
+    let modified = get_on(&mut s, "/large.html").header("last-modified").unwrap().to_string();
+    let parts = [
+        ("bytes=0-99", 0..100),
+        ("bytes=20000-", 20000..20480),
+        ("bytes=-100", 20380..20480),
+        ("bytes=20400-99999", 20400..20480),
+        ("bytes=-99999", 0..20480),
+        ("bytes=7-7", 7..8),
+    ];
+    for (range, want) in parts {
+        let r = get_with(&mut s, "/large.html", &format!("Range: {range}\r\n"));
+        assert_eq!(r.status, 206, "{range}");
+        assert_eq!(r.body, &full[want.clone()], "{range}");
+        let content_range = format!("bytes {}-{}/20480", want.start, want.end - 1);
+        assert_eq!(r.header("content-range"), Some(content_range.as_str()), "{range}");
+        assert_eq!(r.header("etag"), Some(etag.as_str()), "{range}");
+    }
+    for range in ["bytes=20480-", "bytes=30000-40000", "bytes=-0"] {
+        let r = get_with(&mut s, "/large.html", &format!("Range: {range}\r\n"));
+        assert_eq!((r.status, r.header("content-range")), (416, Some("bytes */20480")), "{range}");
+    }
+    for ignored in ["bytes=0-1,5-6", "bytes=5-1", "pages=0-1", "bytes=abc"] {
+        let r = get_with(&mut s, "/large.html", &format!("Range: {ignored}\r\n"));
+        assert_eq!((r.status, r.body.len(), r.header("content-range")), (200, 20480, None), "{ignored}");
+    }
+    // If-Range: the part only if the file is still that version.
+    for (if_range, status) in [(etag.as_str(), 206), (modified.as_str(), 206), ("\"old\"", 200), ("W/\"x\"", 200)] {
+        let r = get_with(&mut s, "/large.html", &format!("Range: bytes=0-9\r\nIf-Range: {if_range}\r\n"));
+        assert_eq!(r.status, status, "If-Range: {if_range}");
+    }
+    // HEAD ignores Range (it is defined for GET only).
+    s.write_all(b"HEAD /large.html HTTP/1.1\r\nHost: x\r\nRange: bytes=0-9\r\n\r\n").unwrap();
+    let r = read_response(&mut s, true).unwrap();
+    assert_eq!((r.status, r.header("content-length")), (200, Some("20480")));
+    let stats = srv.stop();
+    assert_eq!(stats.by_status.get(&206), Some(&8));
+    assert_eq!(stats.by_status.get(&416), Some(&3));
+}
+
 /// A fixed client script over four interleaved connections: every kind of
 /// answer the server gives, then `Connection: close` on each.
 fn script(addr: std::net::SocketAddr) -> Vec<Response> {

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use super::Conn;
+use super::{Conditions, Conn, ContentRange, Validators};
 
 /// A connection and the step its current exchange is at. Each operator
 /// does its part for the steps it knows and passes the others on.
@@ -47,6 +47,8 @@ pub struct Request {
     pub keep_alive: bool,
     /// `HTTP/1.0` (0) or `HTTP/1.1` (1).
     pub minor_version: u8,
+    /// `If-None-Match`, `If-Modified-Since`, `Range`, `If-Range`.
+    pub conditions: Conditions,
 }
 
 /// A resource to send.
@@ -66,6 +68,10 @@ pub struct Found {
     /// connection is told it is kept (`Connection: keep-alive`), else it
     /// does not reuse it.
     pub minor_version: u8,
+    /// A file's `Last-Modified` and `ETag` (on 200, 206, 304 and 416).
+    pub validators: Option<Validators>,
+    /// The `Content-Range` of a 206 or 416.
+    pub content_range: Option<ContentRange>,
 }
 
 /// The body of a response: bytes in memory, or (after the zero-copy
@@ -98,6 +104,15 @@ impl Body {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+
+    /// Bytes `first..=last` of the body (a range request; within it):
+    /// copied from memory, or the same open file from another offset.
+    pub fn part(self, first: u64, last: u64) -> Body {
+        match self {
+            Body::Bytes(b) => Body::Bytes(Arc::from(&b[first as usize..=last as usize])),
+            Body::File(f) => Body::File(OpenFile { offset: f.offset + first, len: last - first + 1, ..f }),
+        }
+    }
 }
 
 /// A file opened by `load` for `reply` to send, and its length when it was
@@ -107,8 +122,11 @@ impl Body {
 pub struct OpenFile {
     /// The file, open for reading.
     pub file: std::fs::File,
-    /// Its length when opened.
+    /// The length of the body: the file's length when opened, or of the
+    /// range sent.
     pub len: u64,
+    /// Where the body starts in the file (a range request).
+    pub offset: u64,
     /// `reply_sendfile` has announced it in the head
     /// (`X-Ohua-Body: sendfile`); a response resumed after a partial write
     /// is not announced twice.
@@ -118,7 +136,7 @@ pub struct OpenFile {
 impl OpenFile {
     /// `file`, of `len` bytes.
     pub fn new(file: std::fs::File, len: u64) -> Self {
-        OpenFile { file, len, announced: false }
+        OpenFile { file, len, offset: 0, announced: false }
     }
 }
 

@@ -5,7 +5,9 @@ use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::exchange::{Body, Exchange, Found, OpenFile, Request, Step};
+use super::answer::{answer, Loaded};
+use super::exchange::{Body, Exchange, OpenFile, Request};
+use super::Validators;
 
 /// The directory the server serves, resolved once (symlinks and all), so
 /// every file can be checked to lie below it.
@@ -75,15 +77,16 @@ impl Root {
     /// 404 for no such file, 403 for one outside the root or not readable,
     /// 500 for one over [`Root::max_file`] or a failed read.
     pub fn read(&self, path: &str) -> Result<(Vec<u8>, &'static str), u16> {
-        self.read_as(path, false)
+        self.read_as(path, false).map(|(bytes, kind, _)| (bytes, kind))
     }
 
-    /// [`Root::read`] as [`Root::open_as`] opens.
-    pub(crate) fn read_as(&self, path: &str, dir: bool) -> Result<(Vec<u8>, &'static str), u16> {
-        let (mut file, len, kind) = self.open_as(path, dir)?;
+    /// [`Root::read`] as [`Root::open_as`] opens, with the file's
+    /// validators.
+    pub(crate) fn read_as(&self, path: &str, dir: bool) -> Result<(Vec<u8>, &'static str, Option<Validators>), u16> {
+        let (mut file, len, kind, validators) = self.open_as(path, dir)?;
         let mut bytes = vec![0; len as usize];
         file.read_exact(&mut bytes).map_err(status_of)?;
-        Ok((bytes, kind))
+        Ok((bytes, kind, validators))
     }
 
     /// The file a request path names, open, with its length and
@@ -94,12 +97,13 @@ impl Root {
     ///
     /// As [`Root::read`] (no read, so no read error).
     pub fn open(&self, path: &str) -> Result<(std::fs::File, u64, &'static str), u16> {
-        self.open_as(path, false)
+        self.open_as(path, false).map(|(file, len, kind, _)| (file, len, kind))
     }
 
-    /// [`Root::open`]; `dir`: the request's target ended in `/`, so a file
-    /// (not a directory) by that name is 404 ([`super::Target::dir`]).
-    pub(crate) fn open_as(&self, path: &str, dir: bool) -> Result<(std::fs::File, u64, &'static str), u16> {
+    /// [`Root::open`] with the file's validators (`Last-Modified`, `ETag`);
+    /// `dir`: the request's target ended in `/`, so a file (not a
+    /// directory) by that name is 404 ([`super::Target::dir`]).
+    pub(crate) fn open_as(&self, path: &str, dir: bool) -> Result<Opened, u16> {
         let (mut file, name) = match super::beneath::open_beneath(&self.handle, path) {
             Err(e) if e.raw_os_error() == Some(libc::ENOSYS) => {
                 // `resolve` has already gone from a directory to its index.
@@ -127,9 +131,13 @@ impl Root {
         if meta.len() > self.max_file {
             return Err(500);
         }
-        Ok((file, meta.len(), content_type(&name)))
+        let validators = meta.modified().ok().and_then(|m| Validators::of(m, meta.len()));
+        Ok((file, meta.len(), content_type(&name), validators))
     }
 }
+
+/// An open file: its length, `Content-Type` and validators.
+pub(crate) type Opened = (std::fs::File, u64, &'static str, Option<Validators>);
 
 /// The status for an `openat2` error: leaving the root is forbidden.
 fn beneath_status(e: io::Error) -> u16 {
@@ -185,8 +193,11 @@ pub struct Files {
     root: Root,
     /// By request path (normalised by `target_path`, `/` at the end for a
     /// target that ended in one).
-    cache: HashMap<String, (Arc<[u8]>, &'static str)>,
+    cache: HashMap<String, Cached>,
 }
+
+/// A file in the cache: its bytes, `Content-Type` and validators.
+type Cached = (Arc<[u8]>, &'static str, Option<Validators>);
 
 #[ohua::updatable]
 impl Files {
@@ -210,7 +221,7 @@ impl Files {
     /// `load`: the file the request names, read into memory (or from the
     /// cache), or the error status.
     pub fn load(&mut self, ex: Exchange) -> Exchange {
-        answer(ex, |r| self.read(r).map(|(bytes, kind)| (Body::Bytes(bytes), kind)))
+        answer(ex, |r| self.read(r))
     }
 
     /// `load`, version 2 (zero-copy): the file the request names, opened
@@ -221,93 +232,22 @@ impl Files {
     /// returns: the default `reply` would send the head without the body.
     pub fn load_zero_copy(&mut self, ex: Exchange) -> Exchange {
         answer(ex, |r| {
-            self.root.open_as(&r.path, r.dir).map(|(file, len, kind)| (Body::File(OpenFile::new(file, len)), kind))
+            let (file, len, kind, validators) = self.root.open_as(&r.path, r.dir)?;
+            Ok(Loaded { body: Body::File(OpenFile::new(file, len)), kind, validators })
         })
     }
 
-    fn read(&mut self, r: &Request) -> Result<(Arc<[u8]>, &'static str), u16> {
+    fn read(&mut self, r: &Request) -> Result<Loaded, u16> {
         // `a/` is cached apart from `a`: for a file, `a/` is 404.
         let key = if r.dir { format!("{}/", r.path) } else { r.path.clone() };
-        if let Some((body, kind)) = self.cache.get(&key) {
-            return Ok((body.clone(), kind));
+        if let Some((body, kind, validators)) = self.cache.get(&key) {
+            return Ok(Loaded { body: Body::Bytes(body.clone()), kind, validators: validators.clone() });
         }
-        let (bytes, kind) = self.root.read_as(&r.path, r.dir)?;
+        let (bytes, kind, validators) = self.root.read_as(&r.path, r.dir)?;
         let body: Arc<[u8]> = bytes.into();
         if self.root.cache {
-            self.cache.insert(key, (body.clone(), kind));
+            self.cache.insert(key, (body.clone(), kind, validators.clone()));
         }
-        Ok((body, kind))
+        Ok(Loaded { body: Body::Bytes(body), kind, validators })
     }
-}
-
-/// `load-ram` of Fig. 2.25: the small resources under `news/`, read into
-/// memory once at start, so answering them never touches the disk.
-pub struct Snippets {
-    files: HashMap<String, Arc<[u8]>>,
-}
-
-/// The prefix of the resources [`Snippets`] holds.
-pub const SNIPPETS: &str = "news/";
-
-impl Snippets {
-    /// The files directly in `root/news/` (not in its subdirectories).
-    pub fn new(root: &Root) -> Self {
-        let mut files = HashMap::new();
-        let dir = root.dir().join(SNIPPETS);
-        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
-            let name = entry.file_name().to_string_lossy().into_owned();
-            // Only regular files below the root: a symlink out is skipped.
-            if let Ok(path) = root.resolve(&format!("{SNIPPETS}{name}")) {
-                if let Ok(bytes) = std::fs::read(path) {
-                    files.insert(format!("{SNIPPETS}{name}"), bytes.into());
-                }
-            }
-        }
-        Snippets { files }
-    }
-
-    /// `load-ram`: the snippet the request names, or 404.
-    pub fn load(&mut self, ex: Exchange) -> Exchange {
-        // Every snippet is a file: `news/1.html/` is 404.
-        answer(ex, |r| {
-            self.files
-                .get(&r.path)
-                .filter(|_| !r.dir)
-                .map(|b| (Body::Bytes(b.clone()), content_type(&r.path)))
-                .ok_or(404)
-        })
-    }
-}
-
-/// Turn a request into what to send, by `body`; pass other steps on.
-fn answer(mut ex: Exchange, body: impl FnOnce(&Request) -> Result<(Body, &'static str), u16>) -> Exchange {
-    let Step::Request(r) = &ex.step else { return ex };
-    ex.step = match body(r) {
-        Ok((body, content_type)) => Step::Found(Found {
-            status: 200,
-            content_type,
-            body,
-            head_only: r.head_only,
-            keep_alive: r.keep_alive,
-            minor_version: r.minor_version,
-        }),
-        // A missing or forbidden file keeps the connection (as nginx does).
-        Err(status) => Step::Found(Found {
-            status,
-            content_type: "text/plain; charset=utf-8",
-            body: Body::Bytes(super::respond::error_body(status)),
-            head_only: r.head_only,
-            keep_alive: r.keep_alive,
-            minor_version: r.minor_version,
-        }),
-    };
-    ex
-}
-
-/// `route` of Fig. 2.25: whether the request is for a snippet (kept in
-/// memory) rather than a file on disk. Errors and other steps go the disk
-/// way (they do not touch it).
-pub fn route(ex: Exchange) -> (Exchange, bool) {
-    let in_ram = ex.path().is_some_and(|p| p.starts_with(SNIPPETS));
-    (ex, in_ram)
 }

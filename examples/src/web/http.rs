@@ -4,7 +4,7 @@ use std::io::{self, Read};
 use std::time::Instant;
 
 use super::exchange::{Exchange, Request, Step};
-use super::{parse_target, Conn, Limits, Target, Wants};
+use super::{parse_target, Conditions, Conn, Limits, Target, Wants};
 
 /// `read`: take the bytes a readable connection holds, without blocking
 /// (the poller yields a connection only when it has bytes, or has closed).
@@ -131,6 +131,7 @@ pub fn parse_request(input: &[u8], limits: &Limits) -> Result<Option<(Request, u
         _ => return Err(501),
     };
     let mut hosts = 0;
+    let mut conditions = Conditions::default();
     let mut keep_alive = minor_version == 1;
     for h in req.headers.iter() {
         let name = h.name;
@@ -145,6 +146,7 @@ pub fn parse_request(input: &[u8], limits: &Limits) -> Result<Option<(Request, u
                     keep_alive = true;
                 }
             }
+        } else if conditions.take(name, h.value) {
         } else if name.eq_ignore_ascii_case("transfer-encoding") {
             return Err(501); // a body on GET/HEAD: not supported
         } else if name.eq_ignore_ascii_case("content-length") {
@@ -158,5 +160,5 @@ pub fn parse_request(input: &[u8], limits: &Limits) -> Result<Option<(Request, u
         return Err(400);
     }
     let Target { path, dir } = parse_target(target)?;
-    Ok(Some((Request { head_only, path, dir, keep_alive, minor_version }, len)))
+    Ok(Some((Request { head_only, path, dir, keep_alive, minor_version, conditions }, len)))
 }

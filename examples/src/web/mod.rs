@@ -32,7 +32,9 @@
 //! headers or does not read its response is closed at its deadline
 //! ([`Limits`]) while the others are served.
 
+mod answer;
 mod beneath;
+mod conditional;
 mod conn;
 mod docroot;
 mod exchange;
@@ -40,23 +42,28 @@ mod files;
 mod http;
 mod limits;
 mod poller;
+mod range;
 mod respond;
 mod server;
+mod snippets;
 mod stats;
 mod target;
 mod zero_copy;
 
+pub use conditional::{Conditions, Validators};
 pub use conn::{Conn, Wants};
 pub use docroot::generate_root;
 pub use exchange::{Body, Exchange, Found, OpenFile, Request, Step};
-pub use files::{content_type, route, Files, Root, Snippets, SNIPPETS};
+pub use files::{content_type, Files, Root};
 pub use http::{parse, parse_request, read};
 pub use limits::Limits;
 pub use poller::{Ready, Shutdown};
+pub use range::ContentRange;
 #[doc(hidden)]
 pub use respond::__ohua_slot_reply;
 pub use respond::{compose, error_body, reason, reply, reply_sendfile, Served};
 pub use server::{start, Run, Server, Variant};
+pub use snippets::{route, Snippets, SNIPPETS};
 pub use stats::ServeStats;
 pub use target::{parse_target, target_path, Target};
 pub use zero_copy::{switch_to_sendfile, SENDFILE_HEADER};

@@ -11,6 +11,8 @@ use super::exchange::{Body, Exchange, Found, Step};
 pub fn reason(status: u16) -> &'static str {
     match status {
         200 => "OK",
+        206 => "Partial Content",
+        304 => "Not Modified",
         400 => "Bad Request",
         403 => "Forbidden",
         404 => "Not Found",
@@ -18,6 +20,7 @@ pub fn reason(status: u16) -> &'static str {
         408 => "Request Timeout",
         413 => "Content Too Large",
         414 => "URI Too Long",
+        416 => "Range Not Satisfiable",
         431 => "Request Header Fields Too Large",
         501 => "Not Implemented",
         505 => "HTTP Version Not Supported",
@@ -61,6 +64,8 @@ pub fn compose(mut ex: Exchange) -> Exchange {
             head_only: false,
             keep_alive: false,
             minor_version: 1,
+            validators: None,
+            content_range: None,
         },
         other => {
             ex.step = other;
@@ -71,15 +76,21 @@ pub fn compose(mut ex: Exchange) -> Exchange {
     conn.close_after = !found.keep_alive;
     let mut head = std::mem::take(&mut conn.out_head);
     head.clear();
-    let _ = write!(
-        head,
-        "HTTP/1.1 {} {}\r\nServer: ohua-web\r\nDate: {}\r\nContent-Type: {}\r\nContent-Length: {}\r\n",
-        found.status,
-        reason(found.status),
-        date(),
-        found.content_type,
-        found.body.len()
-    );
+    let _ =
+        write!(head, "HTTP/1.1 {} {}\r\nServer: ohua-web\r\nDate: {}\r\n", found.status, reason(found.status), date());
+    // A 304 has no body, and says nothing of the one it stands for.
+    if found.status != 304 {
+        let _ = write!(head, "Content-Type: {}\r\nContent-Length: {}\r\n", found.content_type, found.body.len());
+    }
+    if let Some(v) = &found.validators {
+        v.write(&mut head);
+        if matches!(found.status, 200 | 206) {
+            head.extend_from_slice(b"Accept-Ranges: bytes\r\n");
+        }
+    }
+    if let Some(range) = found.content_range {
+        let _ = write!(head, "Content-Range: {range}\r\n");
+    }
     if found.status == 405 {
         head.extend_from_slice(b"Allow: GET, HEAD\r\n");
     }

@@ -85,7 +85,7 @@ pub(crate) fn send_file(conn: &mut Conn) -> io::Result<bool> {
             send_head(stream, &out_head[*written..], file.len > 0)
         } else {
             let offset = (*written - head) as u64;
-            send_body(stream, &file.file, offset, file.len - offset)
+            send_body(stream, &file.file, file.offset + offset, file.len - offset)
         };
         match sent {
             Ok(0) => return Err(io::ErrorKind::UnexpectedEof.into()),
