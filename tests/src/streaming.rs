@@ -32,8 +32,11 @@ const FAST_REPLY: Duration = Duration::from_micros(150);
 ///
 /// * **closed loop**: each request is sent once the previous reply came;
 ///   a reply that does not come within 10 s was held back;
-/// * **burst, then trickle** (where a closed-loop reply takes at most
-///   150 µs on average, [`FAST_REPLY`]): two thirds of `requests` at once,
+/// * **burst, then trickle** (in one section, where a closed-loop reply
+///   takes at most 150 µs on average, [`FAST_REPLY`]; with several
+///   sections on 2 cores a closed-loop reply says too little about the
+///   pace of a stream: a service at 139 µs answered 9 of 16 in CI by load
+///   alone): two thirds of `requests` at once,
 ///   then, once the first reply came, the rest one every 600 µs. A service
 ///   that holds items back answers one old request per arriving one, so
 ///   when the last request goes out most of the burst is still unanswered;
@@ -62,7 +65,9 @@ pub fn check_streaming<R: PartialEq + Debug + Send + 'static>(
         // The mean, not the median: requests with long inner loops are
         // few but set the pace of a stream.
         let mean = latencies.iter().sum::<Duration>() / latencies.len().max(1) as u32;
-        if mean > FAST_REPLY {
+        let one_section = matches!(d.sections, ohua::SectionStrategy::Single)
+            && !matches!(d.replicas, ohua::Replication::Random { .. });
+        if mean > FAST_REPLY || !one_section {
             continue;
         }
         let reqs = requests.to_vec();
