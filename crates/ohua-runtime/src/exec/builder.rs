@@ -42,6 +42,9 @@ pub struct Builder<'a> {
     extras: Vec<Extra<'a>>,
     /// Which nodes a feedback arc goes into ([`GraphInfo::loop_heads`]).
     loop_heads: Vec<bool>,
+    /// For the loop head whose cycle was computed last: its id and
+    /// [`GraphInfo::loop_cycle`] (a head's arcs are built one after another).
+    last_cycle: Option<(usize, Vec<bool>)>,
 }
 
 /// What an operator does for its node: the node's own operator, or a part
@@ -86,6 +89,7 @@ impl<'a> Builder<'a> {
             arcs_built: vec![false; graph.arcs.len()],
             extras: Vec::new(),
             loop_heads: graph.loop_heads(),
+            last_cycle: None,
         }
     }
 
@@ -133,13 +137,17 @@ impl<'a> Builder<'a> {
     /// for about a batch of later ones). Elsewhere the entry may block and
     /// read ahead, so the body's other operators keep pipelining.
     #[inline(never)]
-    fn hold_matters(&self, id: usize) -> bool {
+    fn hold_matters(&mut self, id: usize) -> bool {
         let info = &self.graph.arcs[id];
-        if !self.loop_heads[info.to as usize] {
+        let head = info.to as usize;
+        if !self.loop_heads[head] {
             return false;
         }
         let section = self.plan.section_of[info.from as usize];
-        let cycle = self.graph.loop_cycle(info.to as usize);
+        if self.last_cycle.as_ref().is_none_or(|(h, _)| *h != head) {
+            self.last_cycle = Some((head, self.graph.loop_cycle(head)));
+        }
+        let cycle = self.last_cycle.as_ref().map_or(&[][..], |(_, c)| c.as_slice());
         cycle.iter().enumerate().any(|(node, &on)| on && self.plan.section_of[node] == section)
     }
 

@@ -51,16 +51,22 @@ impl GraphInfo {
     }
 
     /// Nodes reachable from `start` over the forward (non-feedback) arcs,
-    /// each arc read as `(from, to)` by `ends`.
+    /// each arc read as `(from, to)` by `ends`. Adjacency lists first, so
+    /// the walk is linear in the graph (a plan is made at every call).
     fn reach(&self, start: &[usize], ends: impl Fn(&super::ArcInfo) -> (usize, usize)) -> Vec<bool> {
-        let mut seen = vec![false; self.nodes.len()];
+        let n = self.nodes.len();
+        let mut next: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for (from, to) in self.arcs.iter().filter(|a| !a.feedback).map(&ends) {
+            next[from].push(to);
+        }
+        let mut seen = vec![false; n];
         let mut todo: Vec<usize> = start.to_vec();
         for &s in start {
             seen[s] = true;
         }
         while let Some(i) = todo.pop() {
-            for (from, to) in self.arcs.iter().filter(|a| !a.feedback).map(&ends) {
-                if from == i && !seen[to] {
+            for &to in &next[i] {
+                if !seen[to] {
                     seen[to] = true;
                     todo.push(to);
                 }
