@@ -146,7 +146,7 @@ pub(super) fn run(calls: Vec<Box<dyn Call>>, io: &IoRun, busy: Option<&AtomicBoo
         call.ask();
         // Counted as running from before the first cell is filled: the
         // woken sections are counted before this delivery stops counting.
-        io.quiet().enter();
+        io.quiet().enter_delivery();
         call.deliver();
         if i == last {
             if let Some(busy) = busy {

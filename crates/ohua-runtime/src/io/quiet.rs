@@ -11,6 +11,8 @@ use crate::sync::{AtomicIsize, Ordering};
 /// requests collected so far are sent (`on_zero`).
 pub struct Quiet {
     running: AtomicIsize,
+    /// How many of `running` are deliveries of answers (not drivers).
+    delivering: AtomicIsize,
     on_zero: Box<dyn Fn() + Send + Sync>,
 }
 
@@ -18,7 +20,11 @@ impl Quiet {
     /// A counter starting at `initial` units that calls `on_zero` whenever
     /// a [`Quiet::leave`] brings it to zero.
     pub fn new(initial: usize, on_zero: impl Fn() + Send + Sync + 'static) -> Self {
-        Quiet { running: AtomicIsize::new(initial as isize), on_zero: Box::new(on_zero) }
+        Quiet {
+            running: AtomicIsize::new(initial as isize),
+            delivering: AtomicIsize::new(0),
+            on_zero: Box::new(on_zero),
+        }
     }
 
     /// One more unit runs.
@@ -37,9 +43,32 @@ impl Quiet {
         }
     }
 
+    /// A delivery of a source's answers starts: it counts as running, like
+    /// [`Quiet::enter`], and is told apart in [`Quiet::running_drivers`].
+    #[inline]
+    pub fn enter_delivery(&self) {
+        self.delivering.fetch_add(1, Ordering::Relaxed);
+        self.enter();
+    }
+
+    /// A delivery started by [`Quiet::enter_delivery`] stops counting (the
+    /// last one out calls `on_zero`).
+    #[inline]
+    pub fn leave_delivery(&self) {
+        self.delivering.fetch_sub(1, Ordering::Relaxed);
+        self.leave();
+    }
+
     /// The current count (for tests and diagnostics).
     pub fn running(&self) -> isize {
         self.running.load(Ordering::Acquire)
+    }
+
+    /// About how many running units are section drivers, not deliveries:
+    /// a hint for whether a driver is alone (the two counters are read one
+    /// after the other), never used by the sleep protocol itself.
+    pub fn running_drivers(&self) -> isize {
+        self.running() - self.delivering.load(Ordering::Relaxed)
     }
 }
 
@@ -64,5 +93,21 @@ mod tests {
         q.leave();
         assert_eq!(zeros.load(Ordering::Relaxed), 1);
         assert_eq!(q.running(), 0);
+    }
+
+    #[test]
+    fn a_delivery_counts_as_running_but_not_as_a_driver() {
+        let zeros = Arc::new(AtomicUsize::new(0));
+        let z = zeros.clone();
+        let q = Quiet::new(1, move || {
+            z.fetch_add(1, Ordering::Relaxed);
+        });
+        q.enter_delivery();
+        assert_eq!((q.running(), q.running_drivers()), (2, 1));
+        q.leave();
+        assert_eq!((q.running(), q.running_drivers()), (1, 0));
+        assert_eq!(zeros.load(Ordering::Relaxed), 0, "the delivery still runs");
+        q.leave_delivery();
+        assert_eq!(zeros.load(Ordering::Relaxed), 1);
     }
 }

@@ -192,7 +192,7 @@ impl IoRun {
         for w in self.wakers.get().map_or(&[][..], Vec::as_slice) {
             w.wake();
         }
-        self.quiet.leave();
+        self.quiet.leave_delivery();
     }
 
     /// A batch's thread is done.
