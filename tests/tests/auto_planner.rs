@@ -82,21 +82,23 @@ fn auto_cuts_after_the_expensive_stage_once_it_has_measured_it() {
 
     // The first run measured `heavy` fused with the `medium` calls of its
     // section; their time is spread over them evenly, which underestimates
-    // `heavy`. The second run's cut is already better; from the third run on
-    // `heavy` has been measured alone, and the cut sits right after it.
+    // `heavy`. The second run's cut is already better; once `heavy` has
+    // been measured alone, the cut sits right after it and stays there.
+    // How many runs that takes depends on the measurements: on a loaded
+    // machine (a CI run beside two builds) `heavy` shared its section with
+    // one `medium` for two more runs, measured fused again. So: separated
+    // by the fifth run, and the last three runs all cut right after it.
     let mut cuts = Vec::new();
-    for _ in 0..4 {
+    for _ in 0..6 {
         let (out, heavy_section, medium_sections) = sections_of_one_run(xs.clone());
         assert_eq!(out, expected);
         cuts.push((heavy_section, medium_sections));
     }
-    for (heavy_section, medium_sections) in &cuts[1..] {
-        assert!(
-            medium_sections.iter().all(|s| s != heavy_section),
-            "measured cut should separate heavy from every medium call: {cuts:?}"
-        );
-    }
-    assert!(cuts[1..].windows(2).all(|w| w[0] == w[1]), "the measured cut should be stable: {cuts:?}");
+    let separated =
+        |(heavy_section, medium_sections): &(usize, Vec<usize>)| medium_sections.iter().all(|s| s != heavy_section);
+    assert!(cuts[..4].iter().any(separated), "a measured cut should separate heavy by the fifth run: {cuts:?}");
+    assert!(cuts[3..].iter().all(separated), "measured cut should separate heavy from every medium call: {cuts:?}");
+    assert!(cuts[3..].windows(2).all(|w| w[0] == w[1]), "the measured cut should be stable: {cuts:?}");
 }
 
 /// The same stages, written once more so that this test's graph has its own
