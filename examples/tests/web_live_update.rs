@@ -14,7 +14,8 @@
 //! - the negative control: replacing `load` alone gives the old `reply`
 //!   open files it cannot send, and the clients see responses without
 //!   their bodies; replacing `reply` alone is harmless but switches
-//!   nothing (no response is sent by `sendfile`).
+//!   nothing (no response is announced as sent by `sendfile`: the default
+//!   `load`'s packets go as before, large files streamed unannounced).
 
 mod web;
 
@@ -424,6 +425,8 @@ fn the_sendfile_switch_under_load_answers_every_request_correctly_and_then_by_se
         assert_eq!(stats.sendfile, headers, "{name}: bodies sent by sendfile, by the server's count: {stats}");
         assert!(after >= 7 * CLIENTS as u64, "{name}: {after} file responses after the switch");
         assert!(big_after >= CLIENTS as u64, "{name}: {big_after} big responses after the switch");
+        // Before the switch the default `load` streamed the large files.
+        assert!(stats.streamed >= 2 * CLIENTS as u64, "{name}: large files streamed before the switch: {stats}");
         eprintln!("{name}: {answered} responses, {headers} by sendfile, {after} sent after the switch completed");
     }
 }
@@ -448,9 +451,10 @@ fn replacing_load_without_reply_loses_bodies_and_reply_without_load_switches_not
         assert_eq!(stats.sendfile, 0, "{name}");
         assert!(logs.iter().all(|l| l.records.iter().all(|r| !r.sendfile)), "{name}");
 
-        // The new `reply` alone: it still sends bodies in memory, so every
-        // response is right, but none goes by sendfile: the switch did not
-        // happen, and the test sees that too.
+        // The new `reply` alone: it still sends bodies in memory and streams
+        // large files as the old one does, so every response is right, but
+        // none is announced as version 2's: the switch did not happen, and
+        // the test sees that too.
         let loaded = Loaded::start(d, Duration::from_secs(20));
         loaded.wait_for(&[0; CLIENTS], 9);
         let reply_only = Update::new().replace(replace!(server::reply => server::reply_sendfile));

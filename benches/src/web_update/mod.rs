@@ -16,6 +16,11 @@
 //! - `sendfile switch`: `load` and `reply` replaced together by their
 //!   zero-copy versions at one cut (§5.3.2's NIO switch, Fig. 5.20).
 //!
+//! The files must be small for these to differ: one over 256 KiB
+//! (`Limits::stream_above`) is streamed by `sendfile` and never cached by
+//! the default server already, so the cache would hold nothing and the
+//! switch would change only the header that announces it.
+//!
 //! Every variant is a fresh server, `WEB_UPDATE_ROUNDS` (5) rounds of the
 //! three; the table gives medians over rounds, the ratios the update
 //! window's p99 over the no-op marker's (per round, and their median), the

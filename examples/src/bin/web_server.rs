@@ -3,7 +3,7 @@
 //! ```text
 //! cargo run --release -p ohua-examples --bin web_server -- [--root DIR] [--port 8080]
 //!     [--deploy examples/web_server/sgl-rd-rp.toml] [--split] [--cache]
-//!     [--max-connections N] [--seconds N]
+//!     [--max-connections N] [--stream-above BYTES] [--seconds N]
 //! ```
 //!
 //! Without `--root` it serves a generated document root (a page with an
@@ -48,6 +48,10 @@ struct Args {
     /// Open connections at most.
     #[arg(long, default_value_t = Limits::default().max_connections)]
     max_connections: usize,
+    /// Files larger than this many bytes are streamed from the open file
+    /// (`sendfile`), not read into memory (or cached).
+    #[arg(long, default_value_t = Limits::default().stream_above)]
+    stream_above: u64,
     /// Stop after this many seconds (default: run until killed).
     #[arg(long)]
     seconds: Option<u64>,
@@ -63,7 +67,8 @@ fn main() -> anyhow::Result<()> {
             dir
         }
     };
-    let root = Root::new(&dir, args.cache).with_context(|| format!("document root {}", dir.display()))?;
+    let mut root = Root::new(&dir, args.cache).with_context(|| format!("document root {}", dir.display()))?;
+    root.stream_above = args.stream_above;
     let deployment = match &args.deploy {
         Some(file) => {
             let text = std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
@@ -72,7 +77,7 @@ fn main() -> anyhow::Result<()> {
         }
         None => Run::Configured,
     };
-    let limits = Limits { max_connections: args.max_connections, ..Limits::default() };
+    let limits = Limits { max_connections: args.max_connections, stream_above: args.stream_above, ..Limits::default() };
     let variant = if args.split { Variant::Split } else { Variant::Plain };
     let addr = SocketAddr::new(args.host, args.port);
     let server = web::start(addr, root, limits, variant, deployment).with_context(|| format!("listening on {addr}"))?;

@@ -42,10 +42,11 @@ pub struct Conn {
     /// The response being written: head, body, and how much is written.
     pub(crate) out_head: Vec<u8>,
     pub(crate) out_body: Arc<[u8]>,
-    /// A body to send from an open file instead of `out_body` (set by
-    /// `compose` for a [`super::Body::File`], sent by
-    /// [`super::reply_sendfile`]; the default `reply` sends only
-    /// `out_head` and `out_body`).
+    /// A body to send from an open file instead of `out_body`, from the
+    /// offset `written` has reached (set by `compose` for a
+    /// [`super::Body::Stream`], which either `reply` streams, or a
+    /// [`super::Body::File`], which only [`super::reply_sendfile`] sends).
+    /// Only an open file and a position: no copy of the file is held.
     pub(crate) out_file: Option<super::OpenFile>,
     pub(crate) written: usize,
     /// When the current write started waiting for the client.

@@ -74,20 +74,26 @@ pub struct Found {
     pub content_range: Option<ContentRange>,
 }
 
-/// The body of a response: bytes in memory, or (after the zero-copy
-/// switch, [`super::switch_to_sendfile`]) a file left open for `reply` to
-/// send from the kernel.
+/// The body of a response: bytes in memory, a large file left open to be
+/// streamed, or (after the zero-copy switch, [`super::switch_to_sendfile`])
+/// any file left open for `reply` to send from the kernel.
 ///
 /// The two `load`s and the two `reply`s are mutually dependent through
-/// this: the default `reply` sends the bytes in memory and knows nothing of
-/// files (for a [`Body::File`] it sends the head and no body), while
-/// [`super::reply_sendfile`] sends a file with `sendfile(2)`.
+/// [`Body::File`], version 2's packet: the default `reply` predates it and
+/// sends only what version 1 of `load` makes (bytes, and streams of large
+/// files); for a [`Body::File`] it sends the head and no body. Only
+/// [`super::reply_sendfile`] sends it (announced, `X-Ohua-Body: sendfile`).
 #[derive(Debug)]
 pub enum Body {
-    /// In memory: a file read by the default `load`, a cached file, an
-    /// error page.
+    /// In memory: a small file read by the default `load`, a cached file,
+    /// an error page.
     Bytes(Arc<[u8]>),
-    /// An open file, not read ([`super::Files::load_zero_copy`]).
+    /// A file over [`super::Root::stream_above`], opened by the default
+    /// `load` and not read: either `reply` streams it from the file
+    /// (`sendfile(2)` on Linux), without a copy in the server's memory.
+    Stream(OpenFile),
+    /// An open file, not read ([`super::Files::load_zero_copy`]): only
+    /// [`super::reply_sendfile`] sends it.
     File(OpenFile),
 }
 
@@ -96,7 +102,7 @@ impl Body {
     pub fn len(&self) -> u64 {
         match self {
             Body::Bytes(b) => b.len() as u64,
-            Body::File(f) => f.len,
+            Body::Stream(f) | Body::File(f) => f.len,
         }
     }
 
@@ -106,11 +112,13 @@ impl Body {
     }
 
     /// Bytes `first..=last` of the body (a range request; within it):
-    /// copied from memory, or the same open file from another offset.
+    /// copied from memory (a small file), or the same open file from
+    /// another offset.
     pub fn part(self, first: u64, last: u64) -> Body {
         match self {
             Body::Bytes(b) => Body::Bytes(Arc::from(&b[first as usize..=last as usize])),
-            Body::File(f) => Body::File(OpenFile { offset: f.offset + first, len: last - first + 1, ..f }),
+            Body::Stream(f) => Body::Stream(f.part(first, last)),
+            Body::File(f) => Body::File(f.part(first, last)),
         }
     }
 }
@@ -127,6 +135,9 @@ pub struct OpenFile {
     pub len: u64,
     /// Where the body starts in the file (a range request).
     pub offset: u64,
+    /// Version 2's file ([`Body::File`], set by `compose`): only
+    /// `reply_sendfile` sends it, and announces it.
+    pub(crate) zero_copy: bool,
     /// `reply_sendfile` has announced it in the head
     /// (`X-Ohua-Body: sendfile`); a response resumed after a partial write
     /// is not announced twice.
@@ -136,7 +147,12 @@ pub struct OpenFile {
 impl OpenFile {
     /// `file`, of `len` bytes.
     pub fn new(file: std::fs::File, len: u64) -> Self {
-        OpenFile { file, len, offset: 0, announced: false }
+        OpenFile { file, len, offset: 0, zero_copy: false, announced: false }
+    }
+
+    /// Bytes `first..=last` of the body: the same file from another offset.
+    fn part(self, first: u64, last: u64) -> OpenFile {
+        OpenFile { offset: self.offset + first, len: last - first + 1, ..self }
     }
 }
 

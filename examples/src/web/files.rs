@@ -1,12 +1,10 @@
-//! `load`: the document root and the files in it.
+//! The document root and the files in it: opened so that none lies
+//! outside it, with their length, type and validators.
 
-use std::collections::HashMap;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::answer::{answer, Loaded};
-use super::exchange::{Body, Exchange, OpenFile, Request};
 use super::Validators;
 
 /// The directory the server serves, resolved once (symlinks and all), so
@@ -16,10 +14,14 @@ pub struct Root {
     dir: PathBuf,
     /// The directory, open: files are opened below it ([`Root::read`]).
     handle: Arc<std::fs::File>,
-    /// Keep files in memory once read ([`Files`]' cache).
+    /// Keep files in memory once read ([`super::Files`]' cache).
     pub cache: bool,
-    /// The largest file served; larger ones get 500 (a file is read into
-    /// memory to be sent).
+    /// The largest file `load` reads into memory (and caches); a larger one
+    /// is left open and streamed to the client from the file
+    /// ([`super::Body::Stream`]; [`super::Limits::stream_above`]).
+    pub stream_above: u64,
+    /// The largest file [`Root::read`] reads into memory; larger ones get
+    /// 500 there. `load` streams large files and serves them at any size.
     pub max_file: u64,
 }
 
@@ -30,13 +32,13 @@ impl Root {
     ///
     /// If `dir` does not exist or is not a directory.
     pub fn new(dir: &Path, cache: bool) -> io::Result<Root> {
-        let max_file = super::Limits::default().max_file;
+        let super::Limits { stream_above, max_file, .. } = super::Limits::default();
         let dir = dir.canonicalize()?;
         if !dir.is_dir() {
             return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{} is not a directory", dir.display())));
         }
         let handle = Arc::new(std::fs::File::open(&dir)?);
-        Ok(Root { dir, handle, cache, max_file })
+        Ok(Root { dir, handle, cache, stream_above, max_file })
     }
 
     /// The directory, resolved.
@@ -84,6 +86,9 @@ impl Root {
     /// validators.
     pub(crate) fn read_as(&self, path: &str, dir: bool) -> Result<(Vec<u8>, &'static str, Option<Validators>), u16> {
         let (mut file, len, kind, validators) = self.open_as(path, dir)?;
+        if len > self.max_file {
+            return Err(500);
+        }
         let mut bytes = vec![0; len as usize];
         file.read_exact(&mut bytes).map_err(status_of)?;
         Ok((bytes, kind, validators))
@@ -91,11 +96,13 @@ impl Root {
 
     /// The file a request path names, open, with its length and
     /// `Content-Type`: [`Root::read`] without reading it (the zero-copy
-    /// `load`, [`Files::load_zero_copy`]). Same statuses as `read`.
+    /// `load`, [`super::Files::load_zero_copy`], and large files of the default
+    /// `load`).
     ///
     /// # Errors
     ///
-    /// As [`Root::read`] (no read, so no read error).
+    /// As [`Root::read`], but a file of any size is opened (nothing is
+    /// read, so neither [`Root::max_file`] nor a read error applies).
     pub fn open(&self, path: &str) -> Result<(std::fs::File, u64, &'static str), u16> {
         self.open_as(path, false).map(|(file, len, kind, _)| (file, len, kind))
     }
@@ -128,9 +135,6 @@ impl Root {
         if !meta.is_file() {
             return Err(404);
         }
-        if meta.len() > self.max_file {
-            return Err(500);
-        }
         let validators = meta.modified().ok().and_then(|m| Validators::of(m, meta.len()));
         Ok((file, meta.len(), content_type(&name), validators))
     }
@@ -148,7 +152,7 @@ fn beneath_status(e: io::Error) -> u16 {
     }
 }
 
-fn status_of(e: io::Error) -> u16 {
+pub(crate) fn status_of(e: io::Error) -> u16 {
     match e.kind() {
         io::ErrorKind::NotFound => 404,
         io::ErrorKind::PermissionDenied => 403,
@@ -177,77 +181,5 @@ pub fn content_type(path: &str) -> &'static str {
         Some("svg") => "image/svg+xml",
         Some("ico") => "image/x-icon",
         _ => "application/octet-stream",
-    }
-}
-
-/// `load` from disk, with an optional cache: a state object of the
-/// server's algorithm (the cache is its state; off by default, as the
-/// dissertation's server, which reads each file per request).
-///
-/// Updatable: a running server gets a cache by a live update that
-/// transforms this state ([`Files::with_cache`]; the cache insertion of the
-/// dissertation's Fig. 5.17, `tests/web_live_update.rs`), and switches to
-/// zero-copy by replacing `load` with [`Files::load_zero_copy`] together
-/// with `reply` ([`super::switch_to_sendfile`], §5.3.2's NIO switch).
-pub struct Files {
-    root: Root,
-    /// By request path (normalised by `target_path`, `/` at the end for a
-    /// target that ended in one).
-    cache: HashMap<String, Cached>,
-}
-
-/// A file in the cache: its bytes, `Content-Type` and validators.
-type Cached = (Arc<[u8]>, &'static str, Option<Validators>);
-
-#[ohua::updatable]
-impl Files {
-    /// Serve from `root`.
-    pub fn new(root: &Root) -> Self {
-        Files { root: root.clone(), cache: HashMap::new() }
-    }
-
-    /// The same files, keeping what they read in memory from now on.
-    pub fn with_cache(&self) -> Files {
-        Files { root: Root { cache: true, ..self.root.clone() }, cache: self.cache.clone() }
-    }
-
-    /// The same files without a cache: what was kept in memory is dropped
-    /// (the zero-copy switch's transform: a file sent from the kernel needs
-    /// no copy in memory).
-    pub fn without_cache(&self) -> Files {
-        Files { root: Root { cache: false, ..self.root.clone() }, cache: HashMap::new() }
-    }
-
-    /// `load`: the file the request names, read into memory (or from the
-    /// cache), or the error status.
-    pub fn load(&mut self, ex: Exchange) -> Exchange {
-        answer(ex, |r| self.read(r))
-    }
-
-    /// `load`, version 2 (zero-copy): the file the request names, opened
-    /// and not read; `reply` sends it from the kernel
-    /// ([`super::reply_sendfile`]). The cache is not consulted (the switch
-    /// drops it, [`Files::without_cache`]). Same statuses as
-    /// [`Files::load`]. Only [`super::reply_sendfile`] sends what this
-    /// returns: the default `reply` would send the head without the body.
-    pub fn load_zero_copy(&mut self, ex: Exchange) -> Exchange {
-        answer(ex, |r| {
-            let (file, len, kind, validators) = self.root.open_as(&r.path, r.dir)?;
-            Ok(Loaded { body: Body::File(OpenFile::new(file, len)), kind, validators })
-        })
-    }
-
-    fn read(&mut self, r: &Request) -> Result<Loaded, u16> {
-        // `a/` is cached apart from `a`: for a file, `a/` is 404.
-        let key = if r.dir { format!("{}/", r.path) } else { r.path.clone() };
-        if let Some((body, kind, validators)) = self.cache.get(&key) {
-            return Ok(Loaded { body: Body::Bytes(body.clone()), kind, validators: validators.clone() });
-        }
-        let (bytes, kind, validators) = self.root.read_as(&r.path, r.dir)?;
-        let body: Arc<[u8]> = bytes.into();
-        if self.root.cache {
-            self.cache.insert(key, (body.clone(), kind, validators.clone()));
-        }
-        Ok(Loaded { body: Body::Bytes(body), kind, validators })
     }
 }

@@ -31,9 +31,18 @@ pub struct Limits {
     pub head_timeout: Duration,
     /// Time a kept-alive connection may stay idle between requests.
     pub idle_timeout: Duration,
-    /// Time a response may wait for a client that does not read it.
+    /// Time a response may wait for a client that does not read it: from
+    /// the last write that made progress (as nginx's `send_timeout`), so a
+    /// large file is not cut off from a client that keeps reading it.
     pub write_timeout: Duration,
-    /// The largest file served ([`super::Root::max_file`]).
+    /// The largest file `load` reads into memory (and caches): a larger
+    /// one is streamed from the open file, so a client that reads it
+    /// slowly costs no buffer in the server, and a file of any size is
+    /// served ([`super::Root::stream_above`]; 256 KiB).
+    pub stream_above: u64,
+    /// The largest file [`super::Root::read`] reads into memory; larger
+    /// ones are 500 there. The server's `load` does not use it: files over
+    /// `stream_above` are streamed, at any size ([`super::Root::max_file`]).
     pub max_file: u64,
 }
 
@@ -47,6 +56,7 @@ impl Default for Limits {
             head_timeout: Duration::from_secs(10),
             idle_timeout: Duration::from_secs(30),
             write_timeout: Duration::from_secs(10),
+            stream_above: 256 * 1024,
             max_file: 64 * 1024 * 1024,
         }
     }

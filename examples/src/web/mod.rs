@@ -31,9 +31,16 @@
 //! `reply` never wait for a slow client, and a client that trickles its
 //! headers or does not read its response is closed at its deadline
 //! ([`Limits`]) while the others are served.
+//!
+//! Small files are read into memory (and cached, with the cache on); a
+//! file over [`Root::stream_above`] (256 KiB) is left open and streamed
+//! from it ([`Body::Stream`], `sendfile(2)` on Linux): a client that reads
+//! slowly, or not at all, costs an open file and no buffer, and a file of
+//! any size is served.
 
 mod answer;
 mod beneath;
+mod body;
 mod conditional;
 mod conn;
 mod docroot;
@@ -41,6 +48,7 @@ mod exchange;
 mod files;
 mod http;
 mod limits;
+mod load;
 mod poller;
 mod range;
 mod respond;
@@ -54,17 +62,18 @@ pub use conditional::{Conditions, Validators};
 pub use conn::{Conn, Wants};
 pub use docroot::generate_root;
 pub use exchange::{Body, Exchange, Found, OpenFile, Request, Step};
-pub use files::{content_type, Files, Root};
+pub use files::{content_type, Root};
 pub use http::{parse, parse_request, read};
 pub use limits::Limits;
+pub use load::Files;
 pub use poller::{Ready, Shutdown};
 pub use range::ContentRange;
 #[doc(hidden)]
 pub use respond::__ohua_slot_reply;
-pub use respond::{compose, error_body, reason, reply, reply_sendfile, Served};
+pub use respond::{compose, error_body, reason, reply, reply_sendfile};
 pub use server::{start, Run, Server, Variant};
 pub use snippets::{route, Snippets, SNIPPETS};
-pub use stats::ServeStats;
+pub use stats::{ServeStats, Served};
 pub use target::{parse_target, target_path, Target};
 pub use zero_copy::{switch_to_sendfile, SENDFILE_HEADER};
 

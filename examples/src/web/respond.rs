@@ -5,7 +5,8 @@ use std::sync::Arc;
 use std::time::{Instant, SystemTime};
 
 use super::conn::Back;
-use super::exchange::{Body, Exchange, Found, Step};
+use super::exchange::{Body, Exchange, Found, OpenFile, Step};
+use super::{Served, Wants};
 
 /// The reason phrase of a status the server sends.
 pub fn reason(status: u16) -> &'static str {
@@ -104,40 +105,23 @@ pub fn compose(mut ex: Exchange) -> Exchange {
     (conn.out_body, conn.out_file) = match found.body {
         _ if found.head_only => (Arc::from(&[][..]), None),
         Body::Bytes(bytes) => (bytes, None),
-        Body::File(file) => (Arc::from(&[][..]), Some(file)),
+        Body::Stream(file) => (Arc::from(&[][..]), Some(file)),
+        Body::File(file) => (Arc::from(&[][..]), Some(OpenFile { zero_copy: true, ..file })),
     };
     conn.written = 0;
     conn.write_started = None;
     ex
 }
 
-/// What `reply` did, for the server's statistics.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Served {
-    /// A response was written completely; its status and size.
-    Answered {
-        /// The status sent.
-        status: u16,
-        /// Bytes written for it.
-        bytes: usize,
-        /// The connection was closed after it.
-        closed: bool,
-        /// Its body went from an open file by `sendfile(2)`
-        /// ([`reply_sendfile`]), not from memory.
-        sendfile: bool,
-    },
-    /// The connection waits for more (a request's bytes or room to write).
-    Waiting,
-    /// The connection was closed (by the client, or for an error).
-    Closed,
-}
-
 /// `reply`: write the response without blocking, then send the connection
 /// home: to wait for its next request, to wait for room to write the rest,
 /// or to be closed.
 ///
-/// It sends the head and the body in memory; a body left in an open file
-/// ([`Files::load_zero_copy`](super::Files::load_zero_copy)) is not sent:
+/// It sends the head and the body: bytes in memory, or a large file
+/// streamed from the open file ([`Body::Stream`]: `sendfile(2)` on Linux,
+/// resumed at its offset when the socket has room again). A body of the
+/// zero-copy `load` ([`Body::File`],
+/// [`Files::load_zero_copy`](super::Files::load_zero_copy)) is not sent:
 /// that needs [`reply_sendfile`], and the two switch together
 /// ([`super::switch_to_sendfile`]).
 #[ohua::updatable]
@@ -145,17 +129,19 @@ pub fn reply(ex: Exchange) -> Served {
     finish(ex, false)
 }
 
-/// `reply`, version 2 (zero-copy): as [`reply`], but a body in an open file
-/// is sent by the kernel with `sendfile(2)`, after the head (a copy loop on
-/// systems without it), and the head announces it with the header
-/// `X-Ohua-Body: sendfile` ([`super::SENDFILE_HEADER`]). Bodies in memory
-/// (error pages, what the default `load` or a cache produced) are written
-/// as [`reply`] writes them.
+/// `reply`, version 2 (zero-copy): as [`reply`], but a body of the
+/// zero-copy `load` ([`Body::File`]) is sent too, by the kernel with
+/// `sendfile(2)` after the head (a copy loop on systems without it), and
+/// the head announces it with the header `X-Ohua-Body: sendfile`
+/// ([`super::SENDFILE_HEADER`]). Bodies in memory and streams of large
+/// files (what the default `load` or a cache produced, error pages) are
+/// sent as [`reply`] sends them, unannounced.
 pub fn reply_sendfile(ex: Exchange) -> Served {
     finish(ex, true)
 }
 
-/// Both `reply`s: `zero_copy` sends a body in an open file.
+/// Both `reply`s: `zero_copy` also sends (and announces) a body of the
+/// zero-copy `load`.
 fn finish(ex: Exchange, zero_copy: bool) -> Served {
     let Exchange { mut conn, step } = ex;
     let home = conn.home.clone();
@@ -172,9 +158,11 @@ fn finish(ex: Exchange, zero_copy: bool) -> Served {
         }
     }
     let status_bytes = conn.out_head.get(9..12).and_then(|s| std::str::from_utf8(s).ok()?.parse().ok());
-    let file_len = conn.out_file.as_ref().map(|f| f.len).filter(|_| zero_copy);
+    let file_len = conn.out_file.as_ref().filter(|f| zero_copy || !f.zero_copy).map(|f| f.len);
+    let announced = zero_copy && super::zero_copy::announce(&mut conn);
+    let before = conn.written;
     let sent = match file_len {
-        Some(_) => super::zero_copy::send_file(&mut conn),
+        Some(_) => super::body::send_file(&mut conn),
         None => write_out(&mut conn),
     };
     match sent {
@@ -183,6 +171,9 @@ fn finish(ex: Exchange, zero_copy: bool) -> Served {
             let bytes = conn.out_head.len() + body;
             conn.out_file = None;
             conn.served += 1;
+            // Done writing: a connection that waited for room is yielded
+            // again for its next request (`read` would take it for a flush).
+            conn.wants = Wants::Read;
             let status = status_bytes.unwrap_or(0);
             let closed = conn.close_after;
             if closed {
@@ -193,10 +184,15 @@ fn finish(ex: Exchange, zero_copy: bool) -> Served {
             } else {
                 home.send(Back::Again(conn));
             }
-            Served::Answered { status, bytes, closed, sendfile: file_len.is_some() }
+            let streamed = file_len.is_some() && !announced;
+            Served::Answered { status, bytes, closed, sendfile: announced, streamed }
         }
         Ok(false) => {
-            conn.write_started.get_or_insert_with(Instant::now);
+            // The write deadline counts from the last write that made
+            // progress: a large file to a client that reads is not cut off.
+            if conn.written != before || conn.write_started.is_none() {
+                conn.write_started = Some(Instant::now());
+            }
             home.send(Back::Write(conn));
             Served::Waiting
         }
