@@ -56,7 +56,7 @@ impl Beat {
         if self.read() == seen || !self.2.swap(false, Ordering::AcqRel) {
             // Still blocked, or the driver came back and counted itself
             // again already: either way one count is ours to give up.
-            quiet.leave();
+            quiet.leave_blocked();
         }
     }
 

@@ -159,7 +159,7 @@ impl<'a> Section<'a> {
         out: &CounterSink,
     ) {
         let _hook = BlockingHook::install(&self.waker, shared.streaming_flag(), shared.blocked_flag());
-        let _io = crate::io::Current::install(shared.io());
+        let _io = crate::io::Current::install(shared.io(), self.index);
         beat.set_thread();
         let backoff = Backoff::new();
         let stall_dump = stall_dump_after();
@@ -187,7 +187,12 @@ impl<'a> Section<'a> {
                 if parked {
                     // In a run that fetches, the last section to park sends
                     // the requests collected so far (`io/README.md`).
-                    self.flag.parking();
+                    // The last unit out may make a lone call itself (it
+                    // would only wait for the answer): `io::run::CallHere`.
+                    {
+                        let _here = (!shared.streaming()).then(crate::io::run::CallHere::enter);
+                        self.flag.parking();
+                    }
                     self.park(stall_dump, graph);
                 }
                 // A thread that left must not touch the flag: the new

@@ -23,6 +23,7 @@
 
 #[cfg(feature = "async")]
 mod async_source;
+mod awaiting;
 mod batch;
 mod order;
 mod pending;
@@ -49,24 +50,34 @@ use run::IoRun;
 thread_local! {
     /// The I/O state of the run whose section this thread drives.
     static CURRENT: Cell<*const IoRun> = const { Cell::new(std::ptr::null()) };
+    /// The index of the section this thread drives ([`run::ANY_SECTION`]
+    /// outside a section): whom an answer this thread awaits must wake.
+    static SECTION: Cell<usize> = const { Cell::new(run::ANY_SECTION) };
 }
 
 /// Makes a run's I/O state the current one while a thread drives one of its
 /// sections (restoring the outer one of a nested run).
-pub(crate) struct Current(*const IoRun);
+pub(crate) struct Current(*const IoRun, usize);
 
 impl Current {
-    /// Install `io` (or none) for the calling thread.
-    pub(crate) fn install(io: Option<&IoRun>) -> Self {
+    /// Install `io` (or none) for the calling thread, which drives section
+    /// `section` of its run.
+    pub(crate) fn install(io: Option<&IoRun>, section: usize) -> Self {
         let ptr = io.map_or(std::ptr::null(), |io| io as *const IoRun);
-        Current(CURRENT.with(|c| c.replace(ptr)))
+        Current(CURRENT.with(|c| c.replace(ptr)), SECTION.with(|c| c.replace(section)))
     }
 }
 
 impl Drop for Current {
     fn drop(&mut self) {
         CURRENT.with(|c| c.set(self.0));
+        SECTION.with(|c| c.set(self.1));
     }
+}
+
+/// The section the calling thread drives, if any ([`Current::install`]).
+pub(crate) fn current_section() -> usize {
+    SECTION.with(Cell::get)
 }
 
 /// What the `submit` operator of `let x = src.fetch(query);` runs: the

@@ -3,6 +3,8 @@
 use std::any::Any;
 use std::sync::{Arc, Mutex, OnceLock};
 
+use super::awaiting::Awaiting;
+
 /// What a batch call gave one request: the source's result, or the panic
 /// of the call (taken by the first fetch that looks at it).
 pub(crate) enum Outcome<R, E> {
@@ -73,15 +75,25 @@ impl<T> Pending<T> {
 impl<O: Send + 'static, E: Clone + Send + Sync + 'static> Pending<Result<O, E>> {
     /// The answer in `cell` once its batch has answered, converted by
     /// `convert` (a query's typed output).
+    /// A poll that finds the cell empty marks the polling section in
+    /// `awaiting`, so the delivery wakes it (`awaiting.rs`).
     pub(crate) fn of<R: Clone + Send + Sync + 'static>(
         cell: Arc<Cell<R, E>>,
         convert: fn(R) -> O,
         origin: Origin,
+        awaiting: Arc<Awaiting>,
     ) -> Self {
         Pending {
             origin: Some(origin),
             poll: Box::new(move || {
-                cell.get().map(|outcome| match outcome {
+                let outcome = match cell.get() {
+                    Some(outcome) => outcome,
+                    None => {
+                        awaiting.mark(super::current_section());
+                        cell.get()?
+                    }
+                };
+                Some(match outcome {
                     Outcome::Answer(result) => result.clone().map(convert),
                     Outcome::Panicked(payload) => reraise(payload),
                 })

@@ -2,7 +2,7 @@
 //! answer from a data source. That is when the run's pending requests form
 //! a complete batch (see `README.md` in this folder for the protocol).
 
-use crate::sync::{AtomicIsize, Ordering};
+use crate::sync::{AtomicBool, AtomicIsize, Ordering};
 
 /// Counts a run's *running units*: section drivers that are not parked,
 /// threads stuck in a step the monitor found blocked are not counted, and
@@ -13,6 +13,8 @@ pub struct Quiet {
     running: AtomicIsize,
     /// How many of `running` are deliveries of answers (not drivers).
     delivering: AtomicIsize,
+    /// Whether a blocked unit stopped counting ([`Quiet::leave_blocked`]).
+    lent: AtomicBool,
     on_zero: Box<dyn Fn() + Send + Sync>,
 }
 
@@ -23,6 +25,7 @@ impl Quiet {
         Quiet {
             running: AtomicIsize::new(initial as isize),
             delivering: AtomicIsize::new(0),
+            lent: AtomicBool::new(false),
             on_zero: Box::new(on_zero),
         }
     }
@@ -57,6 +60,20 @@ impl Quiet {
     pub fn leave_delivery(&self) {
         self.delivering.fetch_sub(1, Ordering::Relaxed);
         self.leave();
+    }
+
+    /// A unit blocked in a step stops counting (the monitor's lend): like
+    /// [`Quiet::leave`], and remembered for the rest of the run
+    /// ([`Quiet::lent_ever`]).
+    pub fn leave_blocked(&self) {
+        self.lent.store(true, Ordering::Relaxed);
+        self.leave();
+    }
+
+    /// Whether a blocked unit ever stopped counting in this run: its step
+    /// may return while the run looks quiet.
+    pub fn lent_ever(&self) -> bool {
+        self.lent.load(Ordering::Relaxed)
     }
 
     /// The current count (for tests and diagnostics).

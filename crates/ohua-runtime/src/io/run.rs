@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Condvar, Mutex, OnceLock, Weak};
 
+use super::awaiting::Awaiting;
 use super::batch::{self, Call, CallOf};
 use super::pending::{How, Origin, Pending};
 use super::quiet::Quiet;
@@ -19,8 +20,10 @@ use crate::sync::Waker;
 pub(crate) struct IoRun {
     tables: Mutex<Tables>,
     quiet: Arc<Quiet>,
-    /// Every section of the run: an answer may be awaited anywhere.
+    /// Every section of the run, by index.
     wakers: OnceLock<Vec<Waker>>,
+    /// Which sections await an answer ([`Awaiting`]).
+    awaiting: Arc<Awaiting>,
     /// Batch threads started and not finished.
     in_flight: Mutex<usize>,
     answered: Condvar,
@@ -73,6 +76,7 @@ impl IoRun {
                 tables: Mutex::default(),
                 quiet: Arc::new(quiet),
                 wakers: OnceLock::new(),
+                awaiting: Arc::default(),
                 in_flight: Mutex::new(0),
                 answered: Condvar::new(),
                 mode,
@@ -112,7 +116,7 @@ impl IoRun {
             drop(tables);
             batch::now(Box::new(CallOf::new(source, vec![(request, cell.clone())], |s, r| s.call(r), &stats)));
         }
-        Pending::of(cell, convert, origin)
+        Pending::of(cell, convert, origin, self.awaiting.clone())
     }
 
     /// Queue `write` for `source` after everything the algorithm submitted
@@ -131,7 +135,7 @@ impl IoRun {
             drop(tables);
             batch::now(Box::new(CallOf::new(source, vec![(write, cell.clone())], |s, w| s.call_write(w), &stats)));
         }
-        Pending::of(cell, |w| w, Origin { source: index, round, how: How::Sent })
+        Pending::of(cell, |w| w, Origin { source: index, round, how: How::Sent }, self.awaiting.clone())
     }
 
     /// Send every queued request: per source, its calls (split by its
@@ -169,7 +173,15 @@ impl IoRun {
         if jobs.is_empty() {
             return;
         }
-        *self.in_flight.lock().unwrap_or_else(|e| e.into_inner()) += jobs.len();
+        let alone = {
+            let mut in_flight = self.in_flight.lock().unwrap_or_else(|e| e.into_inner());
+            *in_flight += jobs.len();
+            *in_flight == 1
+        };
+        if alone && CallHere::allowed() && !self.quiet.lent_ever() {
+            let job = jobs.into_iter().next().expect("one job");
+            return job();
+        }
         jobs.into_iter().for_each(on_own_thread);
     }
 
@@ -184,13 +196,17 @@ impl IoRun {
         })
     }
 
-    /// A call answered: its cells are filled. Wake every section (one of
-    /// them awaits the answers) and stop counting the delivery (counted by
-    /// the caller from before the first cell was filled), so the run cannot
-    /// look quiet before the woken sections are counted.
+    /// A call answered: its cells are filled. Wake the sections that
+    /// await an answer ([`Awaiting::take`]) and stop counting the delivery
+    /// (counted by the caller from before the first cell was filled), so
+    /// the run cannot look quiet before the woken sections are counted.
     pub(super) fn answered(&self) {
-        for w in self.wakers.get().map_or(&[][..], Vec::as_slice) {
-            w.wake();
+        let wakers = self.wakers.get().map_or(&[][..], Vec::as_slice);
+        let awaiting = self.awaiting.take();
+        for (k, w) in wakers.iter().enumerate() {
+            if awaiting.includes(k) {
+                w.wake();
+            }
         }
         self.quiet.leave_delivery();
     }
@@ -240,6 +256,44 @@ impl IoRun {
     pub(crate) fn site_report(&self, graph: &'static crate::graph::GraphInfo) -> Vec<crate::report::IoSite> {
         let names: Vec<String> = self.stats().into_iter().map(|s| s.source).collect();
         self.sites.report(graph, &names)
+    }
+}
+
+/// The section index of a thread that drives no section.
+pub(crate) const ANY_SECTION: usize = usize::MAX;
+
+thread_local! {
+    /// Whether this thread may make a lone call itself ([`CallHere`]).
+    static CALL_HERE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// While alive, a dispatch on this thread that sends exactly one call, with
+/// no other batch of the run in flight, makes the call here instead of on a
+/// pool thread. A section's driver sets it around its last count before it
+/// parks (`exec/section.rs`): the run is then quiet, so the driver has
+/// nothing to do but wait for this answer, and making the call itself
+/// saves two thread switches per round of dependent fetches (the hand-off
+/// to a pool thread, and the wake-up of the parked driver by the answer;
+/// issue 21, part 5). Not set where the thread has other work: a batch's
+/// thread, the monitor, the caller's end-of-run dispatch, a run that
+/// streams or lent a blocked unit (an item or a returning step could then
+/// need the driver while it waits in the source).
+pub(crate) struct CallHere(bool);
+
+impl CallHere {
+    /// Allow lone calls on this thread until the guard drops.
+    pub(crate) fn enter() -> Self {
+        CallHere(CALL_HERE.with(|c| c.replace(true)))
+    }
+
+    fn allowed() -> bool {
+        CALL_HERE.with(std::cell::Cell::get)
+    }
+}
+
+impl Drop for CallHere {
+    fn drop(&mut self) {
+        CALL_HERE.with(|c| c.set(self.0));
     }
 }
 
