@@ -34,9 +34,10 @@ impl Awaiting {
     /// caller looks at the cell once more.
     pub(crate) fn mark(&self, section: usize) {
         let bit = if section < 63 { 1 << section } else { ALL };
-        if self.0.load(Ordering::Relaxed) & bit == 0 {
-            self.0.fetch_or(bit, Ordering::SeqCst);
-        }
+        // Always the read-modify-write: a plain load that saw the bit set
+        // may see it before a delivery's `take` cleared it, and then a later
+        // delivery would find no mark.
+        self.0.fetch_or(bit, Ordering::SeqCst);
         fence(Ordering::SeqCst);
     }
 
