@@ -13,7 +13,9 @@
 //! then takes the marks ([`Awaiting::take`]: fence, swap). Either the
 //! poller's second look sees the answer, or the delivery sees the mark and
 //! wakes the section. A mark nobody takes only costs a later delivery one
-//! wake-up of a section that does not need it.
+//! wake-up of a section that does not need it. A loom model checks the
+//! pair (`loom_a_poller_sees_its_answer_or_the_delivery_wakes_it`; it
+//! fails with relaxed orderings and no fences).
 
 use crate::sync::{fence, AtomicU64, Ordering};
 
@@ -85,5 +87,38 @@ mod tests {
         fn take_peek(&self) -> super::Marked {
             super::Marked(self.0.load(std::sync::atomic::Ordering::Relaxed))
         }
+    }
+}
+
+#[cfg(all(test, loom))]
+mod loom_tests {
+    use super::Awaiting;
+    use crate::sync::{AtomicBool, Ordering};
+    use loom::sync::Arc;
+    use loom::thread;
+
+    /// The Dekker pair: a poller that found its cell empty marks its section
+    /// and looks again; a delivery fills the cell and takes the marks.
+    /// Whatever the interleaving, the poller sees the answer or the
+    /// delivery sees its mark and wakes it (the cell is a `OnceLock` in the
+    /// runtime: a release store and an acquire load, as here).
+    #[test]
+    fn loom_a_poller_sees_its_answer_or_the_delivery_wakes_it() {
+        loom::model(|| {
+            let awaiting = Arc::new(Awaiting::default());
+            let cell = Arc::new(AtomicBool::new(false));
+            let (a, c) = (awaiting.clone(), cell.clone());
+            let delivery = thread::spawn(move || {
+                c.store(true, Ordering::Release);
+                a.take().includes(3)
+            });
+            // Section 3 polls, as `await` does.
+            let answered = cell.load(Ordering::Acquire) || {
+                awaiting.mark(3);
+                cell.load(Ordering::Acquire)
+            };
+            let woken = delivery.join().unwrap();
+            assert!(answered || woken, "the poller parks and nobody wakes it");
+        });
     }
 }
