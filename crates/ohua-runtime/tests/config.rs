@@ -62,13 +62,13 @@ fn toml_rules_win_over_sections() {
         [[section]]
         ops = ["word_freq/split#.*", "word_freq/normalize#.*"]
         [[section]]
-        ops = ["word_freq/add#.*"]
+        ops = ["word_freq/merge#.*"]
         "#,
     )
     .unwrap();
     let want = vec![
         SectionRule::new(["word_freq/split#.*", "word_freq/normalize#.*"]).unwrap(),
-        SectionRule::new(["word_freq/add#.*"]).unwrap(),
+        SectionRule::new(["word_freq/merge#.*"]).unwrap(),
     ];
     assert_eq!(d.sections, SectionStrategy::Rules(want));
     assert_eq!(d.batch_size, ohua_runtime::deploy::DEFAULT_BATCH_SIZE, "unset keys keep their defaults");
@@ -205,7 +205,7 @@ mod scoping {
 
     static WORD_FREQ: GraphInfo = GraphInfo {
         algorithm: "word_freq",
-        nodes: &[call("word_freq/split#1"), call("word_freq/add#2"), call("word_freq/top#3")],
+        nodes: &[call("word_freq/split#1"), call("word_freq/merge#2"), call("word_freq/top#3")],
         arcs: &[],
     };
 

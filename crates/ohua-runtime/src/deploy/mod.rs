@@ -48,7 +48,7 @@
 //! [[section]]
 //! ops = ["word_freq/split#.*", "word_freq/normalize#.*"]
 //! [[section]]
-//! ops = ["word_freq/add#.*"]
+//! ops = ["word_freq/merge#.*"]
 //!
 //! # Per algorithm: `server` only.
 //! [algorithm.server]
