@@ -157,26 +157,12 @@ struct Resource {
     from_file: bool,
 }
 
-/// Bytes that differ at every offset and from file to file, so a body that
-/// is shifted, cut short or another file's shows.
-fn pattern(seed: u64, len: usize) -> Vec<u8> {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..len)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x as u8
-        })
-        .collect()
-}
-
 /// The generated root plus files of several sizes; the resources.
 fn make_root(dir: &Path) -> Vec<Resource> {
     server::generate_root(dir).expect("the document root");
     let files: [(&str, usize); 4] = [("mid.bin", 300 * 1024), ("big.bin", BIG), ("empty.txt", 0), ("k1.bin", 1000)];
     for (k, (name, len)) in files.iter().enumerate() {
-        std::fs::write(dir.join(name), pattern(k as u64 + 1, *len)).expect("a file");
+        std::fs::write(dir.join(name), web::pattern(k as u64 + 1, *len)).expect("a file");
     }
     let read = |p: &str| std::fs::read(dir.join(p)).expect("a generated file");
     let get = |path: &'static str, content_type| Resource {

@@ -66,19 +66,6 @@ fn serial() -> std::sync::MutexGuard<'static, ()> {
 
 const MIB: usize = 1024 * 1024;
 
-/// Bytes that differ at every offset, so a body shifted or cut short shows.
-fn pattern(len: usize) -> Vec<u8> {
-    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
-    (0..len)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x as u8
-        })
-        .collect()
-}
-
 /// The resident set of this process (`VmRSS`), in KiB; for the log.
 fn rss_kib() -> u64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
@@ -101,7 +88,7 @@ fn read_head(s: &mut TcpStream) -> Vec<u8> {
 fn twenty_clients_that_do_not_read_a_large_file_hold_no_copy_of_it() {
     let _one = serial();
     let srv = TestServer::default();
-    let body = pattern(2 * MIB);
+    let body = web::pattern(1, 2 * MIB);
     std::fs::write(srv.root().join("big.bin"), &body).unwrap();
     // Once through, so the server's threads and buffers exist.
     let mut warm = connect(srv.addr);
@@ -217,7 +204,7 @@ fn a_slow_reader_gets_a_large_file_whole_past_the_write_timeout_then_its_next_re
     let limits = Limits { write_timeout: Duration::from_millis(600), ..Limits::default() };
     for (name, run) in [("auto", Run::Configured), ("sequential", Run::Sequential)] {
         let srv = TestServer::start(limits, Variant::Plain, run);
-        let body = pattern(16 * MIB);
+        let body = web::pattern(1, 16 * MIB);
         std::fs::write(srv.root().join("big.bin"), &body).unwrap();
         let mut s = connect(srv.addr);
         small_receive_buffer(&s);
@@ -253,7 +240,7 @@ fn the_cache_keeps_small_files_and_large_ones_are_read_from_disk_each_time() {
     let _one = serial();
     let srv = TestServer::start_with_cache(Limits::default(), Variant::Plain, Run::Configured, true);
     let (big, small) = (srv.root().join("big.bin"), srv.root().join("small.html"));
-    std::fs::write(&big, pattern(2 * MIB)).unwrap();
+    std::fs::write(&big, web::pattern(1, 2 * MIB)).unwrap();
     let small_before = std::fs::read(&small).unwrap();
     let mut s = connect(srv.addr);
     assert_eq!(get_on(&mut s, "/big.bin").body.len(), 2 * MIB);

@@ -78,3 +78,17 @@ pub fn strategy_files() -> Vec<(String, Deployment)> {
         })
         .collect()
 }
+
+/// `len` bytes that differ at every offset and from seed to seed, so a body
+/// that is shifted, cut short or another file's shows.
+pub fn pattern(seed: u64, len: usize) -> Vec<u8> {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect()
+}
