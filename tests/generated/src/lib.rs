@@ -7,6 +7,24 @@
 //! compile in minutes instead of an hour, and the programs are tiny, so only
 //! correctness is measured here.
 
+/// How a build chose its programs (`build.rs` writes one into `run.rs`).
+#[derive(Debug, Clone, Copy)]
+pub struct Run {
+    /// The generator's seed.
+    pub seed: u64,
+    /// Where the seed came from: `OHUA_GEN_SEED`, or the commit it was derived from.
+    pub origin: &'static str,
+    /// The environment that rebuilds the same programs and services.
+    pub replay: &'static str,
+}
+
+impl Run {
+    /// The command that builds and checks this run's programs again.
+    pub fn replay_command(&self) -> String {
+        format!("{} cargo test --release -p ohua-generated", self.replay)
+    }
+}
+
 /// A generated program's check: runs it on the inputs under every
 /// deployment and compares with its plain-Rust twin.
 pub type Program = fn(&[(Vec<i64>, i64)]) -> Result<(), String>;
@@ -35,8 +53,15 @@ pub fn check_all(
     programs: Vec<(usize, &'static str, Program)>,
     inputs: Vec<(Vec<i64>, i64)>,
     seed: u64,
+    run: &Run,
     target_tmp: &str,
 ) {
+    println!(
+        "{} generated {kind}s of seed {seed} ({}); to replay: {}",
+        programs.len(),
+        run.origin,
+        run.replay_command()
+    );
     // Services run under the live-update deployments (`check_checkpoint`).
     let deployments = match kind {
         "service" => ohua_conformance::live_deployments().len(),
@@ -77,9 +102,11 @@ pub fn check_all(
     }
     assert!(
         failures.is_empty(),
-        "{} of {} generated {kind}s failed (seed {seed}): {failures:?}",
+        "{} of {} generated {kind}s failed (seed {seed}): {failures:?}; replay with `{}`, and keep a \
+         program that found a bug by copying its saved source into tests/generated/corpus/",
         failures.len(),
-        programs.len()
+        programs.len(),
+        run.replay_command()
     );
     println!(
         "{} {kind}s x {} deployments: all equal to sequential (seed {seed}, {} inputs each)",

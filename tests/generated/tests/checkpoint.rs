@@ -6,8 +6,9 @@
 #![allow(unused, unused_mut, unused_variables, unused_assignments, unused_parens, dead_code, clippy::all)]
 
 include!(concat!(env!("OUT_DIR"), "/services.rs"));
+include!(concat!(env!("OUT_DIR"), "/run.rs"));
 
 #[test]
 fn checkpoint_restore_and_replay_of_generated_services_equal_sequential() {
-    ohua_generated::check_all("service", all_services(), inputs(), SEED, env!("CARGO_TARGET_TMPDIR"));
+    ohua_generated::check_all("service", all_services(), inputs(), SEED, &RUN, env!("CARGO_TARGET_TMPDIR"));
 }

@@ -4,8 +4,9 @@
 #![allow(unused, unused_mut, unused_variables, unused_assignments, unused_parens, dead_code, clippy::all)]
 
 include!(concat!(env!("OUT_DIR"), "/part2.rs"));
+include!(concat!(env!("OUT_DIR"), "/run.rs"));
 
 #[test]
 fn generated_programs_equal_sequential() {
-    ohua_generated::check_all("program", all_programs(), inputs(), SEED, env!("CARGO_TARGET_TMPDIR"));
+    ohua_generated::check_all("program", all_programs(), inputs(), SEED, &RUN, env!("CARGO_TARGET_TMPDIR"));
 }

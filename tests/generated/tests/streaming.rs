@@ -8,8 +8,9 @@
 #![allow(unused, unused_mut, unused_variables, unused_assignments, unused_parens, dead_code, clippy::all)]
 
 include!(concat!(env!("OUT_DIR"), "/services.rs"));
+include!(concat!(env!("OUT_DIR"), "/run.rs"));
 
 #[test]
 fn generated_services_answer_streaming_clients_as_sequential_without_holding_requests_back() {
-    ohua_generated::check_all("streaming", all_services_streaming(), inputs(), SEED, env!("CARGO_TARGET_TMPDIR"));
+    ohua_generated::check_all("streaming", all_services_streaming(), inputs(), SEED, &RUN, env!("CARGO_TARGET_TMPDIR"));
 }

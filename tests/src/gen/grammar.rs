@@ -617,18 +617,65 @@ pub fn file(seed: u64, count: usize) -> String {
     file_of(seed, 0..count)
 }
 
+/// The inputs `(xs, k)` every program of `seed` runs on: `xs` in `[]`,
+/// `[1]`, `[5, -3, 7, 0]` and 20 values drawn from the seed, each with `k`
+/// in 0, 3, -7.
+pub fn inputs(seed: u64) -> Vec<(Vec<i64>, i64)> {
+    let mut rng = Rng::new(seed ^ 0xABCD);
+    let random: Vec<i64> = (0..20).map(|_| rng.below(2001) as i64 - 1000).collect();
+    let mut v = Vec::new();
+    for xs in [vec![], vec![1], vec![5, -3, 7, 0], random] {
+        for k in [0, 3, -7] {
+            v.push((xs.clone(), k));
+        }
+    }
+    v
+}
+
+/// The requests every service of `seed` is fed: like [`inputs`] with 12
+/// drawn values, twice over.
+pub fn service_inputs(seed: u64) -> Vec<(Vec<i64>, i64)> {
+    let mut rng = Rng::new(seed ^ 0x5E5E);
+    let random: Vec<i64> = (0..12).map(|_| rng.below(2001) as i64 - 1000).collect();
+    let mut v = Vec::new();
+    for _ in 0..2 {
+        for xs in [vec![], vec![1], vec![5, -3, 7, 0], random.clone()] {
+            for k in [0, 3, -7] {
+                v.push((xs.clone(), k));
+            }
+        }
+    }
+    v
+}
+
 /// A generated file with the programs numbered `range` (a program depends
 /// only on the seed and its number, so parts of a run can be compiled apart).
 pub fn file_of(seed: u64, range: std::ops::Range<usize>) -> String {
     let mut out = String::from(PRELUDE);
     out += &format!("pub const SEED: u64 = {seed};\n");
-    let mut rng = Rng::new(seed ^ 0xABCD);
-    let random: Vec<String> = (0..20).map(|_| (rng.below(2001) as i64 - 1000).to_string()).collect();
-    out += &format!(
-        "pub fn inputs() -> Vec<(Vec<i64>, i64)> {{\n    let mut v = Vec::new();\n    for xs in [vec![], vec![1], vec![5, -3, 7, 0], vec![{}]] {{\n        for k in [0, 3, -7] {{ v.push((xs.clone(), k)); }}\n    }}\n    v\n}}\n",
-        random.join(", ")
-    );
+    out += "pub fn inputs() -> Vec<(Vec<i64>, i64)> {\n    ohua_conformance::gen::inputs(SEED)\n}\n";
     out += &modules("all_programs", "p", range.map(|i| (i, program(seed, i))));
+    out
+}
+
+/// The regression corpus (`tests/generated/corpus/`): programs kept
+/// verbatim as `check_all` saved them, `(seed, index, source)`, each module
+/// `p{index}` renamed `s{seed}_p{index}` so programs of different seeds can
+/// share a crate, and `corpus_programs()` listing seed, number, source and
+/// `run`. Each runs on its own seed's [`inputs`].
+pub fn corpus_file(programs: &[(u64, usize, String)]) -> String {
+    let mut out = String::from(PRELUDE);
+    let mut list = String::from(
+        "pub fn corpus_programs() -> Vec<(u64, usize, &'static str, fn(&[(Vec<i64>, i64)]) -> Result<(), String>)> {\n    vec![\n",
+    );
+    for (seed, index, source) in programs {
+        let (from, to) = (format!("mod p{index} {{"), format!("mod s{seed}_p{index} {{"));
+        assert!(source.contains(&from), "corpus program seed {seed} number {index} has no `{from}`");
+        list += &format!("        ({seed}, {index}, r####\"{source}\"####, s{seed}_p{index}::run),\n");
+        out += &source.replacen(&from, &to, 1);
+    }
+    list += "    ]\n}\n";
+    out += &list;
     out
 }
 
@@ -731,12 +778,7 @@ pub fn service_file(seed: u64, range: std::ops::Range<usize>) -> String {
     // The programs' helper functions (`f1`, `lit`, ...), without their imports.
     out += &PRELUDE[PRELUDE.find("pub fn f1").expect("the prelude defines f1")..];
     out += &format!("pub const SEED: u64 = {seed};\n");
-    let mut rng = Rng::new(seed ^ 0x5E5E);
-    let random: Vec<String> = (0..12).map(|_| (rng.below(2001) as i64 - 1000).to_string()).collect();
-    out += &format!(
-        "/// Requests: every `xs` with every `k`, twice.\npub fn inputs() -> Vec<(Vec<i64>, i64)> {{\n    let mut v = Vec::new();\n    for _ in 0..2 {{\n        for xs in [vec![], vec![1], vec![5, -3, 7, 0], vec![{}]] {{\n            for k in [0, 3, -7] {{ v.push((xs.clone(), k)); }}\n        }}\n    }}\n    v\n}}\n",
-        random.join(", ")
-    );
+    out += "/// Requests: every `xs` with every `k`, twice.\npub fn inputs() -> Vec<(Vec<i64>, i64)> {\n    ohua_conformance::gen::service_inputs(SEED)\n}\n";
     let services: Vec<(usize, String)> = range.map(|i| (i, service_program(seed, i))).collect();
     // The same services fed by streaming clients (`check_streaming`): a
     // table of its own, so each check reports its own failures.
