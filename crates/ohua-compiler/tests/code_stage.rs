@@ -1,0 +1,73 @@
+//! Snapshot tests of the generated code (the `code` stage: what
+//! `#[ohua::algorithm]` expands to) of a few representative algorithms, so
+//! that a change in what the macro emits, and in how much, shows in review
+//! (issue 22, part 6). Each snapshot starts with the expansion's size.
+//! Review changes with `cargo insta review` (or `INSTA_UPDATE=always`).
+
+use ohua_compiler::compile;
+
+/// The code stage, headed by its size in lines and bytes.
+fn code(item: syn::ItemFn) -> String {
+    let code = compile(&item, &[]).expect("compiles").stage("code").unwrap();
+    format!("// {} lines, {} bytes\n{code}", code.lines().count(), code.len())
+}
+
+/// A pipeline of stateless calls around a state used once per item: the
+/// fused chain, the resident state and the collecting sink.
+#[test]
+fn pipeline_with_resident_state() {
+    insta::assert_snapshot!(code(syn::parse_quote! {
+        fn word_freq(docs: Vec<String>) -> Vec<(String, u64)> {
+            let mut counts = Counter::new();
+            for doc in docs {
+                let words = split(doc);
+                let norm = normalize(words);
+                let tally = tally(norm);
+                counts.merge(tally);
+            }
+            counts.top(10)
+        }
+    }));
+}
+
+/// A state used by two statements of a loop: carried from one iteration
+/// to the next.
+#[test]
+fn state_used_twice_in_a_loop_is_carried() {
+    insta::assert_snapshot!(code(syn::parse_quote! {
+        fn running(xs: Vec<u64>) -> Vec<u64> {
+            let mut acc = Acc::new();
+            let mut out = Vec::new();
+            for x in xs {
+                acc.add(x);
+                let r = acc.get(x);
+                out.push(r);
+            }
+            out
+        }
+    }));
+}
+
+/// A branch: switches its inputs into the arms and merges the results.
+#[test]
+fn branch_switches_and_merges() {
+    insta::assert_snapshot!(code(syn::parse_quote! {
+        fn br(x: i64, y: i64) -> i64 {
+            let c = positive(x);
+            let r = if c { double(x) } else { negate(y) };
+            add(r, y)
+        }
+    }));
+}
+
+/// Fetches from a data source: submitted, awaited, and batched per round.
+#[test]
+fn fetches_are_submitted_and_awaited() {
+    insta::assert_snapshot!(code(syn::parse_quote! {
+        fn profile(db: &Source<Db>, id: u64) -> (u64, u64) {
+            let a = db.fetch(id);
+            let b = db.fetch(id + 1);
+            (ok(a), ok(b))
+        }
+    }));
+}
