@@ -179,6 +179,11 @@ impl<'a> Builder<'a> {
     /// # Panics
     ///
     /// As [`Builder::arc`].
+    // Not inlined (nor the other constructors generated code calls): the
+    // builder closure of a large algorithm calls them hundreds of times, and
+    // inlined they made it one huge function that LLVM optimised in
+    // superlinear time (BENCHMARKS.md, "Compile time").
+    #[inline(never)]
     pub fn ports<T: Send + 'a>(&mut self, id: usize) -> (Out<T>, In<T>) {
         let (tx, rx) = self.arc(id);
         (Out::new(vec![tx]), In::new(rx))
@@ -197,6 +202,7 @@ impl<'a> Builder<'a> {
     /// # Panics
     ///
     /// Panics if `id` is not a node of the graph or already has an operator.
+    #[inline(never)]
     pub fn node<N: Node + 'a>(&mut self, id: usize, node: N) {
         self.install(id, Box::new(node));
     }
@@ -295,21 +301,49 @@ impl<'a> Builder<'a> {
         U: Send + 'a,
         R: Node + 'a,
     {
+        let (lanes, gather) = self.scatter_gather(id, inputs, outputs, markers_to_all, into, from);
+        for (k, (lane_in, lane_out)) in lanes.into_iter().enumerate() {
+            let node = replica(k, In::new(lane_in), Out::new(vec![lane_out]));
+            self.install_extra(id, Role::Replica(k), Box::new(node));
+        }
+        self.install_extra(id, Role::Merge, gather);
+    }
+
+    /// The scatter (installed) and the gather (returned, installed after
+    /// the replicas) of [`Builder::replicate`], with the replicas' ends of
+    /// the lanes. Apart from `replicate`,
+    /// whose replica-making closure is different at every call site, so
+    /// that this part is compiled once per types.
+    #[inline(never)]
+    #[allow(clippy::type_complexity)]
+    fn scatter_gather<I, O, T, U, Into, From>(
+        &mut self,
+        id: usize,
+        inputs: I,
+        outputs: O,
+        markers_to_all: bool,
+        into: Into,
+        from: From,
+    ) -> (Vec<(Receiver<T>, Sender<U>)>, Box<dyn Node + 'a>)
+    where
+        I: DataInputs + 'a,
+        O: OutputSet + 'a,
+        T: Send + 'a,
+        U: Send + 'a,
+        Into: FnMut(I::Item) -> T + Send + 'a,
+        From: FnMut(U) -> O::Item + Send + 'a,
+    {
         let (to_replicas, lanes_in) = self.lanes::<T>(id, true, LANE_DEPTH);
         let (from_replicas, lanes_out) = self.lanes::<U>(id, false, REORDER_DEPTH);
         let (order, order_rx) = self.order_arc(id);
         let scatter = Scatter::new(inputs, to_replicas, order, into).markers_to_all(markers_to_all);
         self.install(id, Box::new(scatter));
-        for (k, (lane_in, lane_out)) in lanes_in.into_iter().zip(from_replicas).enumerate() {
-            let node = replica(k, In::new(lane_in), Out::new(vec![lane_out]));
-            self.install_extra(id, Role::Replica(k), Box::new(node));
-        }
-        let gather = if markers_to_all {
-            Gather::with_markers_in_lanes(order_rx, lanes_out, outputs, from)
+        let gather: Box<dyn Node + 'a> = if markers_to_all {
+            Box::new(Gather::with_markers_in_lanes(order_rx, lanes_out, outputs, from))
         } else {
-            Gather::new(order_rx, lanes_out, outputs, from)
+            Box::new(Gather::new(order_rx, lanes_out, outputs, from))
         };
-        self.install_extra(id, Role::Merge, Box::new(gather));
+        (lanes_in.into_iter().zip(from_replicas).collect(), gather)
     }
 
     /// Record that nodes `ids[1..]` are fused into `ids[0]`.
@@ -371,6 +405,7 @@ where
     /// # Panics
     ///
     /// As [`Builder::node`].
+    #[inline(never)]
     pub fn run<F>(self, f: F)
     where
         F: FnMut(I::Item, S::Values) -> (S::Values, O::Item) + Send + 'a,
@@ -396,6 +431,7 @@ where
     /// # Panics
     ///
     /// As [`Builder::node`].
+    #[inline(never)]
     pub fn run_replicable<F>(self, f: F)
     where
         F: FnMut(I::Item, S::Values) -> (S::Values, O::Item) + Clone + Send + 'a,
@@ -411,8 +447,11 @@ where
             inputs,
             outputs,
             holds,
-            |args| args,
-            |results| results,
+            // Functions, not closures: a closure has a type of its own at
+            // every call site, and so had the scatter and the gather
+            // compiled for it (BENCHMARKS.md, "Compile time").
+            std::convert::identity,
+            std::convert::identity,
             |_, lane_in, lane_out| {
                 let mut f = f.clone();
                 let sticky = copies.next().expect("one set of sticky values per replica");
@@ -442,6 +481,7 @@ where
     /// # Panics
     ///
     /// As [`Builder::node`].
+    #[inline(never)]
     pub fn run_keyed<F, K>(self, f: F, key: K)
     where
         F: FnMut(I::Item, (T,)) -> ((T,), O::Item) + Clone + Send + 'a,

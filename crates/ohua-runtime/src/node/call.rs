@@ -29,12 +29,28 @@ use super::{Node, Step};
 /// assert_eq!(orx.pop(), Some(Packet::Data(42)));
 /// ```
 pub struct Call<I, S, O, F> {
+    ports: Ports<I, S, O>,
+    f: F,
+}
+
+/// What a [`Call`] holds besides its function: its ports and its marker
+/// bookkeeping. The code that does not call the function (markers, the
+/// fan-out path, `flush`, `describe`, `attach`) lives here, so it is
+/// compiled once per port types rather than once per call site: every
+/// statement of an algorithm is a `Call` with a closure type of its own,
+/// and these methods were a third of a large algorithm's LLVM IR
+/// (BENCHMARKS.md, "Compile time").
+struct Ports<I, S, O> {
     inputs: I,
     sticky: S,
     outputs: O,
-    f: F,
     marks: Option<Marks>,
 }
+
+/// The function of a call behind a pointer: what the paths that are not
+/// per-call-site take ([`Ports::fire_run_general`]).
+type DynFn<'f, I, S, O> = dyn FnMut(<I as DataInputs>::Item, <S as StickySet>::Values) -> (<S as StickySet>::Values, <O as OutputSet>::Item)
+    + 'f;
 
 impl<I, S, O, F> Call<I, S, O, F>
 where
@@ -45,32 +61,7 @@ where
 {
     /// Build the operator.
     pub fn new(inputs: I, sticky: S, outputs: O, f: F) -> Self {
-        Call { inputs, sticky, outputs, f, marks: None }
-    }
-
-    /// Pass control marker `m` (at the head of every data input) if the
-    /// sticky slots and outputs are ready; false if not yet.
-    #[inline(never)]
-    fn pass_mark(&mut self, m: crate::packet::Mark) -> bool {
-        if self.outputs.room() == 0 || self.sticky.ready_for_mark(m) == Ready::Wait {
-            return false;
-        }
-        // An update that transforms states needs them held at the cut.
-        let transforms = marks::wants_states(&self.marks, m);
-        if transforms && self.sticky.acquire_for_mark(m) == Ready::Wait {
-            return false;
-        }
-        self.inputs.pop_end();
-        let (taken, released) = self.sticky.on_mark(m);
-        let forwarded = self.outputs.send_mark(m);
-        let (consumed, forwarded) = (self.inputs.count() + taken, forwarded + released);
-        if transforms {
-            let sticky = &mut self.sticky;
-            marks::passed_with_states(&mut self.marks, m, consumed, forwarded, &mut |f| sticky.visit_states(m, f));
-        } else {
-            marks::passed(&mut self.marks, m, consumed, forwarded);
-        }
-        true
+        Call { ports: Ports { inputs, sticky, outputs, marks: None }, f }
     }
 
     /// Fire up to `run` times; every input holds and every output has room
@@ -82,10 +73,11 @@ where
     /// values are lent to the whole run ([`Lent`]).
     #[inline(always)]
     fn fire_run(&mut self, run: usize) -> usize {
-        let Call { inputs, sticky, outputs, f, .. } = self;
-        let Some(mut out) = outputs.cursor() else {
-            return Self::fire_run_general(inputs, sticky, outputs, f, run);
+        let Call { ports, f } = self;
+        let Some(mut out) = ports.outputs.cursor() else {
+            return ports.fire_run_general(f, run);
         };
+        let Ports { inputs, sticky, .. } = ports;
         let mut input = inputs.cursor();
         let mut lent = Lent(None);
         for fired in 0..run {
@@ -119,10 +111,43 @@ where
         lent.give_back(sticky);
         run
     }
+}
+
+impl<I, S, O> Ports<I, S, O>
+where
+    I: DataInputs,
+    S: StickySet,
+    O: OutputSet,
+{
+    /// Pass control marker `m` (at the head of every data input) if the
+    /// sticky slots and outputs are ready; false if not yet.
+    #[inline(never)]
+    fn pass_mark(&mut self, m: crate::packet::Mark) -> bool {
+        if self.outputs.room() == 0 || self.sticky.ready_for_mark(m) == Ready::Wait {
+            return false;
+        }
+        // An update that transforms states needs them held at the cut.
+        let transforms = marks::wants_states(&self.marks, m);
+        if transforms && self.sticky.acquire_for_mark(m) == Ready::Wait {
+            return false;
+        }
+        self.inputs.pop_end();
+        let (taken, released) = self.sticky.on_mark(m);
+        let forwarded = self.outputs.send_mark(m);
+        let (consumed, forwarded) = (self.inputs.count() + taken, forwarded + released);
+        if transforms {
+            let sticky = &mut self.sticky;
+            marks::passed_with_states(&mut self.marks, m, consumed, forwarded, &mut |f| sticky.visit_states(m, f));
+        } else {
+            marks::passed(&mut self.marks, m, consumed, forwarded);
+        }
+        true
+    }
 
     /// [`Call::fire_run`] through the ports (fan-out outputs, gone consumers).
     #[inline(never)]
-    fn fire_run_general(inputs: &mut I, sticky: &mut S, outputs: &mut O, f: &mut F, run: usize) -> usize {
+    fn fire_run_general(&mut self, f: &mut DynFn<'_, I, S, O>, run: usize) -> usize {
+        let Ports { inputs, sticky, outputs, .. } = self;
         let mut lent = Lent(None);
         for fired in 0..run {
             match inputs.head() {
@@ -150,6 +175,23 @@ where
         }
         lent.give_back(sticky);
         run
+    }
+
+    #[inline(never)]
+    fn attach(&mut self, at: &Attach) {
+        self.marks = Some(at.marks());
+    }
+
+    #[inline(never)]
+    fn flush(&mut self) {
+        self.inputs.flush();
+        self.sticky.flush();
+        self.outputs.flush();
+    }
+
+    #[inline(never)]
+    fn describe(&self) -> String {
+        super::describe::call(self.inputs.describe(), self.outputs.describe(), self.sticky.describe())
     }
 }
 
@@ -203,13 +245,13 @@ where
         let mut done = 0;
         // User code sees the replacements this operator has adopted
         // (`crate::update`); `None` unless an update reached it.
-        let mut scope = marks::scope(&self.marks);
+        let mut scope = marks::scope(&self.ports.marks);
         while done < budget {
             // A run: packets that every input holds and every output can
             // take, fired without re-checking availability or room per item.
-            let run = self.inputs.available().min(self.outputs.room()).min(budget - done);
+            let run = self.ports.inputs.available().min(self.ports.outputs.room()).min(budget - done);
             if run == 0 {
-                if done == 0 && self.inputs.head() == Head::Closed {
+                if done == 0 && self.ports.inputs.head() == Head::Closed {
                     return Step::Done;
                 }
                 break;
@@ -219,11 +261,11 @@ where
             if fired < run {
                 // A control marker, or a sticky input or release port that
                 // is not ready.
-                match self.inputs.head() {
-                    Head::Mark(m) if self.pass_mark(m) => {
+                match self.ports.inputs.head() {
+                    Head::Mark(m) if self.ports.pass_mark(m) => {
                         done += 1;
                         drop(scope.take());
-                        scope = marks::scope(&self.marks);
+                        scope = marks::scope(&self.ports.marks);
                     }
                     _ => break,
                 }
@@ -234,17 +276,15 @@ where
     }
 
     fn attach(&mut self, at: &Attach) {
-        self.marks = Some(at.marks());
+        self.ports.attach(at);
     }
 
     fn flush(&mut self) {
-        self.inputs.flush();
-        self.sticky.flush();
-        self.outputs.flush();
+        self.ports.flush();
     }
 
     fn describe(&self) -> String {
-        super::describe::call(self.inputs.describe(), self.outputs.describe(), self.sticky.describe())
+        self.ports.describe()
     }
 }
 
