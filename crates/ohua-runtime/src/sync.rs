@@ -19,9 +19,11 @@ pub use crossbeam_utils::sync::{Parker, Unparker};
 
 #[cfg(not(loom))]
 mod asymmetric;
+mod quiet;
 /// The sleep/wake protocol's fences: `light_fence` on the waker's side (every
 /// flush), `heavy_fence` on the side about to park (see `sync/asymmetric.rs`).
 #[cfg(not(loom))]
+pub use quiet::Quiet;
 pub use asymmetric::{heavy as heavy_fence, init as init_fences, is_asymmetric, light as light_fence};
 
 /// Under loom both sides of the pair issue a `SeqCst` fence.
@@ -153,7 +155,7 @@ pub struct SleepFlag {
     /// The run's quiescence count, for runs that fetch from data sources
     /// (`io/README.md`): a parked section is not running, and the waker that
     /// ends its sleep counts it again.
-    quiet: Option<std::sync::Arc<crate::io::Quiet>>,
+    quiet: Option<std::sync::Arc<Quiet>>,
 }
 
 /// The section is running.
@@ -172,7 +174,7 @@ impl SleepFlag {
 
     /// The flag of a section of a run whose running sections are counted by
     /// `quiet` (if given).
-    pub fn counted(unparker: Unparker, quiet: Option<std::sync::Arc<crate::io::Quiet>>) -> Arc<Self> {
+    pub fn counted(unparker: Unparker, quiet: Option<std::sync::Arc<Quiet>>) -> Arc<Self> {
         Arc::new(SleepFlag { state: AtomicU8::new(AWAKE), unparker, quiet })
     }
 

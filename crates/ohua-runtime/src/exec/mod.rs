@@ -15,7 +15,6 @@ mod checks;
 mod handover;
 mod monitor;
 mod observe;
-pub(crate) mod pool;
 mod rescue;
 mod run;
 mod section;

@@ -86,12 +86,7 @@ pub(crate) struct Section<'a> {
 // in `rescue.rs`). Operators are `Send`.
 unsafe impl Sync for Section<'_> {}
 
-/// How long a section keeps polling (spinning, then yielding) after its last
-/// progress before it parks. A parked wake-up costs tens of microseconds on
-/// these VMs; a peer that produces again within this window is picked up
-/// without one. The worker pool (`pool.rs`) polls as long before an idle
-/// worker, or a caller waiting for its sections, goes to sleep.
-pub(super) const SPIN_WINDOW: Duration = Duration::from_micros(50);
+pub(super) use crate::pool::SPIN_WINDOW;
 
 /// The first driver's id.
 pub(super) const FIRST_DRIVER: u64 = 1;

@@ -7,10 +7,11 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use super::monitor::{self, Watched};
-use super::pool::{self, Scope};
+use crate::pool::{self, Scope};
 use super::rescue::Beat;
 use super::section::{CounterSink, Counters, Role, Section};
-use super::shared::{panic_message, Failure, RunShared};
+use super::shared::{Failure, RunShared};
+use crate::util::panic_message;
 use crate::context::{self, Options};
 use crate::graph::GraphInfo;
 

@@ -27,7 +27,6 @@ mod awaiting;
 mod batch;
 mod order;
 mod pending;
-mod quiet;
 pub(crate) mod run;
 mod sites;
 mod source;
@@ -41,7 +40,7 @@ pub use async_source::{Async, AsyncDataSource};
 pub use order::Order;
 pub(crate) use pending::Origin;
 pub use pending::Pending;
-pub use quiet::Quiet;
+pub use crate::sync::Quiet;
 pub use source::{DataSource, Query, Source, SourceStats};
 pub use writable::Writable;
 

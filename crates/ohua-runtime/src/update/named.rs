@@ -12,7 +12,7 @@
 use std::panic::resume_unwind;
 use std::thread;
 
-use crate::exec::pool::job_name;
+use crate::pool::job_name;
 
 /// Run `f` on a scoped thread named as the section this worker runs (on
 /// this thread if it is not a pool worker, or if no thread can be spawned).
