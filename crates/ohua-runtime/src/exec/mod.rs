@@ -19,7 +19,6 @@ mod rescue;
 mod run;
 mod section;
 pub(crate) mod shared;
-mod slot;
 mod threads;
 mod timing;
 
@@ -27,5 +26,4 @@ pub use builder::{Builder, CallPorts};
 pub use checks::{crossing, shared, CrossesOperators, SharedByOperators};
 pub use observe::{OHUA_DOT, OHUA_EXPLAIN, OHUA_REPORT};
 pub use run::execute;
-pub(crate) use section::{before_blocking, source_blocked};
-pub use slot::ResultSlot;
+pub use crate::node::slot::ResultSlot;
