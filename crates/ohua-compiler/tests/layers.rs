@@ -20,7 +20,15 @@ fn modules_use_only_lower_layers() {
     let found = scan(&Path::new(CRATE).join("src"));
     if std::env::var_os("OHUA_LAYERS_DUMP").is_some() {
         for i in &found.imports {
-            println!("{} -> {}  {}:{} {}{}", i.from, i.to, i.file.display(), i.line, i.path, if i.test { " (test)" } else { "" });
+            println!(
+                "{} -> {}  {}:{} {}{}",
+                i.from,
+                i.to,
+                i.file.display(),
+                i.line,
+                i.path,
+                if i.test { " (test)" } else { "" }
+            );
         }
     }
     // The scan saw the crate: a walk or parse that silently found nothing

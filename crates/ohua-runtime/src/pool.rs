@@ -23,7 +23,6 @@ use std::time::{Duration, Instant};
 use crate::sync::process::{Arc, Condvar, Mutex, OnceLock};
 use crate::sync::{thread, Backoff, Parker, Unparker};
 
-
 /// How long a section (`exec/section.rs`) keeps polling (spinning, then yielding) after its last
 /// progress before it parks. A parked wake-up costs tens of microseconds on
 /// these VMs; a peer that produces again within this window is picked up

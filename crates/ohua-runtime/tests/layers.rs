@@ -26,10 +26,12 @@ fn dump(found: &Scan) {
     let mut edges = BTreeMap::<(String, String), Vec<String>>::new();
     for i in &found.imports {
         let test = if i.test { " (test)" } else { "" };
-        edges
-            .entry((i.from.clone(), i.to.clone()))
-            .or_default()
-            .push(format!("{}:{} {}{test}", i.file.display(), i.line, i.path));
+        edges.entry((i.from.clone(), i.to.clone())).or_default().push(format!(
+            "{}:{} {}{test}",
+            i.file.display(),
+            i.line,
+            i.path
+        ));
     }
     for ((a, b), v) in edges {
         println!("{a} -> {b} ({})", v.len());
@@ -62,10 +64,8 @@ fn modules_use_only_lower_layers() {
 /// their lines; lower rows, the module itself and test code are not.
 #[test]
 fn the_checker_reports_a_violating_import() {
-    let layers = Layers::parse(
-        "## demo\n\n| row | modules |\n|---|---|\n| 1 | `low`, `side` |\n| 2 | `high` |\n",
-        "demo",
-    );
+    let layers =
+        Layers::parse("## demo\n\n| row | modules |\n|---|---|\n| 1 | `low`, `side` |\n| 2 | `high` |\n", "demo");
     let source = "\
 use crate::high::Thing;
 use super::super::high::Other;

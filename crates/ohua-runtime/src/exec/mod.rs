@@ -22,8 +22,8 @@ pub(crate) mod shared;
 mod threads;
 mod timing;
 
+pub use crate::node::slot::ResultSlot;
 pub use builder::{Builder, CallPorts};
 pub use checks::{crossing, shared, CrossesOperators, SharedByOperators};
 pub use observe::{OHUA_DOT, OHUA_EXPLAIN, OHUA_REPORT};
 pub use run::execute;
-pub use crate::node::slot::ResultSlot;

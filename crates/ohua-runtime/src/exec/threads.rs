@@ -7,13 +7,13 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use super::monitor::{self, Watched};
-use crate::pool::{self, Scope};
 use super::rescue::Beat;
 use super::section::{CounterSink, Counters, Role, Section};
 use super::shared::{Failure, RunShared};
-use crate::util::panic_message;
 use crate::context::{self, Options};
 use crate::graph::GraphInfo;
+use crate::pool::{self, Scope};
+use crate::util::panic_message;
 
 /// Run all `sections` to completion (or abort) and return every operator's
 /// counters by node id. Returns only after every section has finished.

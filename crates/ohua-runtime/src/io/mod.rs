@@ -35,12 +35,12 @@ mod writable;
 
 use std::cell::Cell;
 
+pub use crate::sync::Quiet;
 #[cfg(feature = "async")]
 pub use async_source::{Async, AsyncDataSource};
 pub use order::Order;
 pub(crate) use pending::Origin;
 pub use pending::Pending;
-pub use crate::sync::Quiet;
 pub use source::{DataSource, Query, Source, SourceStats};
 pub use writable::Writable;
 

@@ -7,13 +7,13 @@ use std::sync::{Arc, Condvar, Mutex, OnceLock, Weak};
 use super::awaiting::Awaiting;
 use super::batch::{self, Call, CallOf};
 use super::pending::{How, Origin, Pending};
-use crate::sync::Quiet;
 use super::sites::Sites;
 use super::source::{DataSource, Source};
 use super::table::{Batch, Table, TableOf};
 use super::writable::Writable;
 use crate::deploy::IoMode;
 use crate::stats::IoStats;
+use crate::sync::Quiet;
 use crate::sync::Waker;
 
 /// The I/O state of one run (one call of an algorithm that fetches).

@@ -74,7 +74,7 @@ pub mod keyed;
 pub mod marks;
 pub mod outputs;
 pub mod replicate;
-pub mod smap;
 pub(crate) mod slot;
+pub mod smap;
 pub mod source;
 pub mod sticky;

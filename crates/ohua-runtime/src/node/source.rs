@@ -1,7 +1,7 @@
 //! `source` and `sink`: where a graph's values enter and its result leaves.
 
-use super::{Node, Step};
 use super::slot::ResultSlot;
+use super::{Node, Step};
 use crate::packet::Packet;
 use crate::port::{In, Out};
 

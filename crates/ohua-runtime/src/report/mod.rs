@@ -11,8 +11,8 @@ mod table;
 
 use std::time::Duration;
 
-pub use dot::to_dot;
 pub use crate::stats::{CallTiming, IoSite, IoStats, NodeStats, ReplicaStats, SectionStats};
+pub use dot::to_dot;
 
 use crate::deploy::Plan;
 use crate::graph::GraphInfo;

@@ -114,8 +114,7 @@ pub fn scan(src: &Path) -> Scan {
         .map(|file| {
             let rel = file.strip_prefix(src).unwrap().to_path_buf();
             let text = std::fs::read_to_string(file).unwrap();
-            let ast =
-                syn::parse_file(&text).unwrap_or_else(|e| panic!("{}: does not parse: {e}", rel.display()));
+            let ast = syn::parse_file(&text).unwrap_or_else(|e| panic!("{}: does not parse: {e}", rel.display()));
             (rel, ast)
         })
         .collect();
@@ -194,8 +193,7 @@ fn collect(dir: &Path, files: &mut Vec<PathBuf>) {
 /// The module path of a file relative to `src/`: `lib.rs` -> `[]`,
 /// `a.rs` and `a/mod.rs` -> `[a]`, `a/b.rs` -> `[a, b]`.
 pub fn module_path(rel: &Path) -> Vec<String> {
-    let mut parts: Vec<String> =
-        rel.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
+    let mut parts: Vec<String> = rel.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
     let last = parts.pop().unwrap();
     let stem = last.strip_suffix(".rs").unwrap_or(&last);
     if !matches!(stem, "lib" | "main" | "mod") || !parts.is_empty() && stem != "mod" {
@@ -208,7 +206,12 @@ pub fn module_path(rel: &Path) -> Vec<String> {
 /// how many there are, and those that leave the file's top-level module.
 /// `root` maps the names the crate root re-exports to their modules;
 /// `test`: the whole file is test code.
-pub fn scan_source(module: &[String], source: &str, rel: &Path, root: &BTreeMap<String, String>) -> (usize, Vec<Import>) {
+pub fn scan_source(
+    module: &[String],
+    source: &str,
+    rel: &Path,
+    root: &BTreeMap<String, String>,
+) -> (usize, Vec<Import>) {
     let ast = syn::parse_file(source).unwrap_or_else(|e| panic!("{}: does not parse: {e}", rel.display()));
     scan_ast(module, &ast, rel, root, false)
 }
@@ -228,7 +231,14 @@ fn scan_ast(
         .found
         .into_iter()
         .filter(|f| !from.is_empty() && f.to != from)
-        .map(|f| Import { file: rel.to_path_buf(), line: f.line, from: from.clone(), to: f.to, path: f.path, test: f.test })
+        .map(|f| Import {
+            file: rel.to_path_buf(),
+            line: f.line,
+            from: from.clone(),
+            to: f.to,
+            path: f.path,
+            test: f.test,
+        })
         .collect();
     (total, imports)
 }
