@@ -44,14 +44,14 @@ pub fn init_fences() {}
 
 /// Process-wide state that is not part of any protocol the model checker
 /// explores (the `auto` planner's measured costs, the worker pool in
-/// `exec/pool.rs`): always `std`'s, also under loom, because loom's
+/// `src/pool.rs`): always `std`'s, also under loom, because loom's
 /// primitives cannot live in a `static` or outside a model.
 pub mod process {
     pub use std::sync::{Arc, Condvar, Mutex, OnceLock};
 }
 pub use crossbeam_utils::{Backoff, CachePadded};
 
-/// Threads: the worker pool's threads (`exec/pool.rs`), which run sections
+/// Threads: the worker pool's threads (`src/pool.rs`), which run sections
 /// that borrow non-`'static` data through a scope that waits for them.
 pub use std::thread;
 

@@ -352,7 +352,7 @@ pub(super) fn drop_node(slot: &Slot<'_>, task: &mut Task<'_>, shared: &RunShared
 }
 
 /// Whether this driver is the only running unit of a run that fetches
-/// (`io/quiet.rs`): then only a source's answer can bring it work, and the
+/// (`sync/quiet.rs`): then only a source's answer can bring it work, and the
 /// requests that answer needs go out when it parks (the last unit out
 /// sends them), so spinning before the park only delays its own I/O
 /// (issue 21, part 5: about 0.35 ms per round of dependent fetches,

@@ -1,5 +1,5 @@
 //! Running a run's sections: one on the calling thread, the others on
-//! workers of the pool (`pool.rs`), each named `ohua-<algorithm>-s<k>`
+//! workers of the pool (`src/pool.rs`), each named `ohua-<algorithm>-s<k>`
 //! while it runs the section; and, while they run, watched by the monitor
 //! (`monitor.rs`), which starts another driver on the pool for a section
 //! whose thread is stuck in a step.
