@@ -196,7 +196,7 @@ pub fn module_path(rel: &Path) -> Vec<String> {
     let mut parts: Vec<String> = rel.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
     let last = parts.pop().unwrap();
     let stem = last.strip_suffix(".rs").unwrap_or(&last);
-    if !matches!(stem, "lib" | "main" | "mod") || !parts.is_empty() && stem != "mod" {
+    if stem != "mod" && !(parts.is_empty() && matches!(stem, "lib" | "main")) {
         parts.push(stem.to_string());
     }
     parts
@@ -204,8 +204,7 @@ pub fn module_path(rel: &Path) -> Vec<String> {
 
 /// The crate-relative paths of one file whose module path is `module`:
 /// how many there are, and those that leave the file's top-level module.
-/// `root` maps the names the crate root re-exports to their modules;
-/// `test`: the whole file is test code.
+/// `root` maps the names the crate root re-exports to their modules.
 pub fn scan_source(
     module: &[String],
     source: &str,
