@@ -1,4 +1,4 @@
-//! Sections run on a process-wide pool of workers (`exec/pool.rs` in the
+//! Sections run on a process-wide pool of workers (`src/pool.rs` in the
 //! runtime): runs reuse the workers of earlier runs, concurrent callers
 //! each get workers of their own, and results stay those of sequential
 //! execution.

@@ -7,6 +7,10 @@
 //! syn::ItemFn ─frontend─► ast ─passes::resolve─► ir (SSA, threaded state, loops)
 //!             ─passes::lower─► graph (contexts, switch/merge, smap, carry) ─codegen─► tokens
 //! ```
+//!
+//! The modules are layered: each uses only modules of lower rows of the
+//! table in `LAYERS.md` (in this crate's directory), so there are no import
+//! cycles between them. `tests/layers.rs` checks it.
 #![warn(missing_docs)]
 
 pub mod codegen;

@@ -11,6 +11,11 @@
 //! carries per-thread run options (deployment override, profiling,
 //! sequential mode).
 //!
+//! The modules are layered: each uses only modules of lower rows of the
+//! table in `LAYERS.md` (in this crate's directory), so there are no import
+//! cycles between them.
+//! `tests/layers.rs` checks it.
+//!
 //! # Example
 //!
 //! A one-operator graph whose sink hands a constant to the caller:
@@ -53,7 +58,10 @@ pub mod io;
 pub mod keyed;
 pub mod node;
 pub mod packet;
+mod pool;
 pub mod port;
 pub mod report;
+mod stats;
 pub mod sync;
 pub mod update;
+mod util;

@@ -19,10 +19,12 @@ pub use crossbeam_utils::sync::{Parker, Unparker};
 
 #[cfg(not(loom))]
 mod asymmetric;
+mod quiet;
+pub use asymmetric::{heavy as heavy_fence, init as init_fences, is_asymmetric, light as light_fence};
 /// The sleep/wake protocol's fences: `light_fence` on the waker's side (every
 /// flush), `heavy_fence` on the side about to park (see `sync/asymmetric.rs`).
 #[cfg(not(loom))]
-pub use asymmetric::{heavy as heavy_fence, init as init_fences, is_asymmetric, light as light_fence};
+pub use quiet::Quiet;
 
 /// Under loom both sides of the pair issue a `SeqCst` fence.
 #[cfg(loom)]
@@ -42,14 +44,14 @@ pub fn init_fences() {}
 
 /// Process-wide state that is not part of any protocol the model checker
 /// explores (the `auto` planner's measured costs, the worker pool in
-/// `exec/pool.rs`): always `std`'s, also under loom, because loom's
+/// `src/pool.rs`): always `std`'s, also under loom, because loom's
 /// primitives cannot live in a `static` or outside a model.
 pub mod process {
     pub use std::sync::{Arc, Condvar, Mutex, OnceLock};
 }
 pub use crossbeam_utils::{Backoff, CachePadded};
 
-/// Threads: the worker pool's threads (`exec/pool.rs`), which run sections
+/// Threads: the worker pool's threads (`src/pool.rs`), which run sections
 /// that borrow non-`'static` data through a scope that waits for them.
 pub use std::thread;
 
@@ -153,7 +155,7 @@ pub struct SleepFlag {
     /// The run's quiescence count, for runs that fetch from data sources
     /// (`io/README.md`): a parked section is not running, and the waker that
     /// ends its sleep counts it again.
-    quiet: Option<std::sync::Arc<crate::io::Quiet>>,
+    quiet: Option<std::sync::Arc<Quiet>>,
 }
 
 /// The section is running.
@@ -172,7 +174,7 @@ impl SleepFlag {
 
     /// The flag of a section of a run whose running sections are counted by
     /// `quiet` (if given).
-    pub fn counted(unparker: Unparker, quiet: Option<std::sync::Arc<crate::io::Quiet>>) -> Arc<Self> {
+    pub fn counted(unparker: Unparker, quiet: Option<std::sync::Arc<Quiet>>) -> Arc<Self> {
         Arc::new(SleepFlag { state: AtomicU8::new(AWAKE), unparker, quiet })
     }
 

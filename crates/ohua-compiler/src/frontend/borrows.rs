@@ -13,9 +13,9 @@
 use syn::spanned::Spanned;
 
 use super::ast::{Block, Expr, Pattern, Stmt};
+use super::scan::scan_stmts;
 use super::syntax::unparen;
 use crate::error::{CompileError, Result};
-use crate::passes::scan::scan_stmts;
 
 /// Methods that return a borrow of their receiver by convention.
 const BORROWING: &[&str] = &[

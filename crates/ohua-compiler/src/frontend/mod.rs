@@ -25,6 +25,7 @@ mod loops;
 mod messages;
 mod pattern;
 mod print_syn;
+pub mod scan;
 mod scope;
 mod signature;
 mod syntax;

@@ -46,7 +46,7 @@ fn marked_locals(body: &Block, marker: &str) -> Vec<String> {
 pub fn cloneable_params(alg: &crate::frontend::ast::Algorithm) -> Vec<String> {
     let mut seen: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     block(&alg.body, "", &mut seen);
-    let read_only = |name: &String| !crate::passes::scan::scan_block(&alg.body, name).mutated();
+    let read_only = |name: &String| !crate::frontend::scan::scan_block(&alg.body, name).mutated();
     let params = alg
         .params
         .iter()

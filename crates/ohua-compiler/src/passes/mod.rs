@@ -11,4 +11,7 @@ pub mod env;
 pub mod lower;
 pub mod prune;
 pub mod resolve;
-pub mod scan;
+/// Shadow-aware use counting: defined in the frontend (which uses it for
+/// borrows, as `graph` does for keyed regions), re-exported here where
+/// resolution uses it.
+pub use crate::frontend::scan;

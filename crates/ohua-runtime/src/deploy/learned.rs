@@ -32,7 +32,7 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use crate::graph::GraphInfo;
-use crate::report::NodeStats;
+use crate::stats::NodeStats;
 use crate::sync::process::{Mutex, OnceLock};
 
 /// Total busy time below which a run's measurements are not used.
@@ -177,7 +177,7 @@ fn spread(busy: &[Duration], fused_into: &[Option<usize>], previous: Option<&[f6
 mod tests {
     use super::{estimates, record, spread, Pace};
     use crate::graph::{GraphInfo, NodeInfo};
-    use crate::report::NodeStats;
+    use crate::stats::NodeStats;
     use std::time::Duration;
 
     #[test]

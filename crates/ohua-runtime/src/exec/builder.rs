@@ -17,6 +17,7 @@ use crate::port::{In, Out};
 use crate::sync::Waker;
 
 use super::ResultSlot;
+pub(crate) use crate::node::install::{Install, Role};
 
 /// Collects a graph's arcs and operators before a run.
 ///
@@ -45,18 +46,6 @@ pub struct Builder<'a> {
     /// For the loop head whose cycle was computed last: its id and
     /// [`GraphInfo::loop_cycle`] (a head's arcs are built one after another).
     last_cycle: Option<(usize, Vec<bool>)>,
-}
-
-/// What an operator does for its node: the node's own operator, or a part
-/// of a replicated node (`node/replicate.rs`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) enum Role {
-    /// The node's operator (for a replicated node: its scatter).
-    Node,
-    /// Replica `k` of the node.
-    Replica(usize),
-    /// The merge of a replicated node's results.
-    Merge,
 }
 
 /// An operator beyond one per node: a replica or a merge of node `anchor`.
@@ -382,6 +371,31 @@ impl<'a> Builder<'a> {
             missing.join(", ")
         );
         Built { plan: self.plan, nodes: self.nodes, fused_into: self.fused_into, extras: self.extras }
+    }
+}
+
+/// The operators that install more than one operator for their node
+/// (chains, fans of sticky values) do it through [`Install`], which the
+/// operators' module defines (`LAYERS.md`).
+impl<'a> Install<'a> for Builder<'a> {
+    fn plan(&self) -> &Plan {
+        Builder::plan(self)
+    }
+
+    fn lanes<T: Send + 'a>(&self, id: usize, to_replicas: bool, capacity: usize) -> (Vec<Sender<T>>, Vec<Receiver<T>>) {
+        Builder::lanes(self, id, to_replicas, capacity)
+    }
+
+    fn order_arc(&self, id: usize) -> (Sender<u16>, Receiver<u16>) {
+        Builder::order_arc(self, id)
+    }
+
+    fn install_piece<N: Node + 'a>(&mut self, ids: &[usize], node: N) {
+        Builder::install_piece(self, ids, node)
+    }
+
+    fn install_extra(&mut self, anchor: usize, role: Role, node: Box<dyn Node + 'a>) {
+        Builder::install_extra(self, anchor, role, node)
     }
 }
 

@@ -7,7 +7,7 @@
 //! (`rescue.rs`, `handover.rs`). See `README.md` in this folder for the
 //! sleep/wake, rescue and abort protocols.
 
-use std::cell::{Cell, UnsafeCell};
+use std::cell::UnsafeCell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::{Duration, Instant};
 
@@ -17,6 +17,7 @@ use super::shared::{Failure, RunShared};
 pub(crate) use super::timing::Counters;
 use super::timing::{Sampler, StepClock};
 use crate::graph::GraphInfo;
+use crate::node::blocking::BlockingHook;
 use crate::node::{Node, Step};
 use crate::report::SectionStats;
 use crate::sync::process::Mutex as ProcessMutex;
@@ -86,12 +87,7 @@ pub(crate) struct Section<'a> {
 // in `rescue.rs`). Operators are `Send`.
 unsafe impl Sync for Section<'_> {}
 
-/// How long a section keeps polling (spinning, then yielding) after its last
-/// progress before it parks. A parked wake-up costs tens of microseconds on
-/// these VMs; a peer that produces again within this window is picked up
-/// without one. The worker pool (`pool.rs`) polls as long before an idle
-/// worker, or a caller waiting for its sections, goes to sleep.
-pub(super) const SPIN_WINDOW: Duration = Duration::from_micros(50);
+pub(super) use crate::pool::SPIN_WINDOW;
 
 /// The first driver's id.
 pub(super) const FIRST_DRIVER: u64 = 1;
@@ -355,31 +351,8 @@ pub(super) fn drop_node(slot: &Slot<'_>, task: &mut Task<'_>, shared: &RunShared
     }
 }
 
-thread_local! {
-    /// The waker of the section this thread is stepping an operator of, and
-    /// its run's streaming flag.
-    static BLOCKING_HOOK: Cell<(*const Waker, *const AtomicBool, *const AtomicBool)> =
-        const { Cell::new((std::ptr::null(), std::ptr::null(), std::ptr::null())) };
-}
-
-/// Sets [`BLOCKING_HOOK`] while a thread drives a section (restoring the
-/// outer one of a nested run).
-struct BlockingHook((*const Waker, *const AtomicBool, *const AtomicBool));
-
-impl BlockingHook {
-    fn install(waker: &Waker, streaming: &AtomicBool, blocked: &AtomicBool) -> Self {
-        BlockingHook(BLOCKING_HOOK.with(|h| h.replace((waker, streaming, blocked))))
-    }
-}
-
-impl Drop for BlockingHook {
-    fn drop(&mut self) {
-        BLOCKING_HOOK.with(|h| h.set(self.0));
-    }
-}
-
 /// Whether this driver is the only running unit of a run that fetches
-/// (`io/quiet.rs`): then only a source's answer can bring it work, and the
+/// (`sync/quiet.rs`): then only a source's answer can bring it work, and the
 /// requests that answer needs go out when it parks (the last unit out
 /// sends them), so spinning before the park only delays its own I/O
 /// (issue 21, part 5: about 0.35 ms per round of dependent fetches,
@@ -394,43 +367,4 @@ impl Drop for BlockingHook {
 /// loaded CI machine spin for 99 passes where 50 do).
 fn alone_in_counted_run(shared: &RunShared) -> bool {
     !shared.streaming() && shared.quiet().is_some_and(|q| q.running_drivers() <= 1)
-}
-
-/// Called by an operator about to call something that may block (an
-/// iterator's `next()` with nothing known to be ready): the run then counts
-/// as streaming and the monitor looks every [`super::monitor::TICK`]. With
-/// `published`, the operator has just published outputs (its ports'
-/// `flush`): if the monitor has meanwhile handed its section to another
-/// thread, that thread may be parked, and arcs inside a section have no
-/// wakers, so it is woken to take what was published.
-pub(crate) fn before_blocking(published: bool) {
-    BLOCKING_HOOK.with(|h| {
-        let (waker, streaming, _) = h.get();
-        if streaming.is_null() {
-            return;
-        }
-        // SAFETY: set by `BlockingHook` for as long as this thread drives
-        // (or is stuck in) the section; the run outlives it.
-        let streaming = unsafe { &*streaming };
-        if !streaming.load(Ordering::Relaxed) {
-            streaming.store(true, Ordering::Relaxed);
-        }
-        if published {
-            // SAFETY: as above.
-            unsafe { &*waker }.wake();
-        }
-    });
-}
-
-/// Called by a loop entry whose source's `next()` did block (took long with
-/// nothing known to be ready): the run's fetches then go out at least once
-/// a monitor tick (`io/README.md`, "Streaming runs").
-pub(crate) fn source_blocked() {
-    BLOCKING_HOOK.with(|h| {
-        let (_, _, blocked) = h.get();
-        // SAFETY: as in `before_blocking`.
-        if let Some(blocked) = unsafe { blocked.as_ref() } {
-            blocked.store(true, Ordering::Relaxed);
-        }
-    });
 }

@@ -1,5 +1,5 @@
 //! Running a run's sections: one on the calling thread, the others on
-//! workers of the pool (`pool.rs`), each named `ohua-<algorithm>-s<k>`
+//! workers of the pool (`src/pool.rs`), each named `ohua-<algorithm>-s<k>`
 //! while it runs the section; and, while they run, watched by the monitor
 //! (`monitor.rs`), which starts another driver on the pool for a section
 //! whose thread is stuck in a step.
@@ -7,12 +7,13 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use super::monitor::{self, Watched};
-use super::pool::{self, Scope};
 use super::rescue::Beat;
 use super::section::{CounterSink, Counters, Role, Section};
-use super::shared::{panic_message, Failure, RunShared};
+use super::shared::{Failure, RunShared};
 use crate::context::{self, Options};
 use crate::graph::GraphInfo;
+use crate::pool::{self, Scope};
+use crate::util::panic_message;
 
 /// Run all `sections` to completion (or abort) and return every operator's
 /// counters by node id. Returns only after every section has finished.

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use super::pending::{Cell, Outcome};
 use super::run::IoRun;
 use super::source::{DataSource, Source};
-use crate::report::{CallTiming, IoStats};
+use crate::stats::{CallTiming, IoStats};
 
 /// A call ready to be made: [`Call::ask`] the source (slow, no lock held),
 /// then [`Call::deliver`] the answers.

@@ -27,7 +27,6 @@ mod awaiting;
 mod batch;
 mod order;
 mod pending;
-mod quiet;
 pub(crate) mod run;
 mod sites;
 mod source;
@@ -36,12 +35,12 @@ mod writable;
 
 use std::cell::Cell;
 
+pub use crate::sync::Quiet;
 #[cfg(feature = "async")]
 pub use async_source::{Async, AsyncDataSource};
 pub use order::Order;
 pub(crate) use pending::Origin;
 pub use pending::Pending;
-pub use quiet::Quiet;
 pub use source::{DataSource, Query, Source, SourceStats};
 pub use writable::Writable;
 

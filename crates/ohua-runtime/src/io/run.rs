@@ -7,13 +7,13 @@ use std::sync::{Arc, Condvar, Mutex, OnceLock, Weak};
 use super::awaiting::Awaiting;
 use super::batch::{self, Call, CallOf};
 use super::pending::{How, Origin, Pending};
-use super::quiet::Quiet;
 use super::sites::Sites;
 use super::source::{DataSource, Source};
 use super::table::{Batch, Table, TableOf};
 use super::writable::Writable;
 use crate::deploy::IoMode;
-use crate::report::IoStats;
+use crate::stats::IoStats;
+use crate::sync::Quiet;
 use crate::sync::Waker;
 
 /// The I/O state of one run (one call of an algorithm that fetches).
@@ -253,7 +253,7 @@ impl IoRun {
     }
 
     /// Per fetch site and source of `graph`: its fetches and call rounds.
-    pub(crate) fn site_report(&self, graph: &'static crate::graph::GraphInfo) -> Vec<crate::report::IoSite> {
+    pub(crate) fn site_report(&self, graph: &'static crate::graph::GraphInfo) -> Vec<crate::stats::IoSite> {
         let names: Vec<String> = self.stats().into_iter().map(|s| s.source).collect();
         self.sites.report(graph, &names)
     }
@@ -306,7 +306,7 @@ fn on_own_thread(job: Job) {
     let slot = Arc::new(Mutex::new(Some(job)));
     let theirs = slot.clone();
     let take = |s: &Mutex<Option<Job>>| s.lock().unwrap_or_else(|e| e.into_inner()).take();
-    let started = crate::exec::pool::spawn_detached("ohua-io", move || {
+    let started = crate::pool::spawn_detached("ohua-io", move || {
         if let Some(job) = take(&theirs) {
             job();
         }

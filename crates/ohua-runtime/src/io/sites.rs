@@ -6,7 +6,7 @@ use std::sync::Mutex;
 
 use super::pending::{How, Origin};
 use crate::graph::GraphInfo;
-use crate::report::IoSite;
+use crate::stats::IoSite;
 
 /// Per (await node, source): what its fetches did.
 #[derive(Default)]

@@ -11,7 +11,7 @@ use super::batch::{Call, CallOf};
 use super::pending::{Cell, How};
 use super::source::{DataSource, Source};
 use super::writable::Writable;
-use crate::report::IoStats;
+use crate::stats::IoStats;
 
 /// The answer cell of one of `S`'s reads.
 pub(super) type ReadCell<S> = Arc<Cell<<S as DataSource>::Response, <S as DataSource>::Error>>;

@@ -18,12 +18,11 @@
 
 use std::cell::Cell;
 
+use super::install::{Install, Role};
 use super::marks::{self, Attach, Marks};
 use super::replicate::{Gather, Scatter, LANE_DEPTH, REORDER_DEPTH};
 use super::{Node, Step};
 use crate::arc::Receiver;
-use crate::exec::builder::Role;
-use crate::exec::Builder;
 use crate::packet::{Level, Mark, Packet};
 use crate::port::{In, Out};
 use crate::update::VersionScope;
@@ -149,21 +148,21 @@ pub trait Stage<A>: Send {
     fn fused_ids(&self, ids: &mut Vec<usize>);
     /// Detach every following link that runs in another section than its
     /// predecessor and install it (and its piece) through `builder`.
-    fn split<'a>(&mut self, builder: &mut Builder<'a>)
+    fn split<'a, I: Install<'a>>(&mut self, builder: &mut I)
     where
         Self: 'a;
     /// Install the piece starting at this link (and, split off, the rest of
     /// the chain) as operators.
-    fn install<'a>(self, builder: &mut Builder<'a>)
+    fn install<'a, I: Install<'a>>(self, builder: &mut I)
     where
         Self: Sized + 'a;
     /// Copies of the (already split) piece from this link to its end, one
     /// per input in `inputs` (lanes from the scatter of node `head`): the
     /// copies' last links send to lanes of a merge that this method
     /// installs, taking the piece's real output and `order`.
-    fn fork<'a>(
+    fn fork<'a, I: Install<'a>>(
         &mut self,
-        builder: &mut Builder<'a>,
+        builder: &mut I,
         head: usize,
         inputs: Vec<In<A>>,
         order: Receiver<u16>,
@@ -186,17 +185,17 @@ impl<A: Send> Stage<A> for Last {
     }
     fn flush(&mut self) {}
     fn fused_ids(&self, _: &mut Vec<usize>) {}
-    fn split<'a>(&mut self, _: &mut Builder<'a>)
+    fn split<'a, I: Install<'a>>(&mut self, _: &mut I)
     where
         Self: 'a,
     {
     }
-    fn install<'a>(self, _: &mut Builder<'a>)
+    fn install<'a, I: Install<'a>>(self, _: &mut I)
     where
         Self: 'a,
     {
     }
-    fn fork<'a>(&mut self, _: &mut Builder<'a>, _: usize, inputs: Vec<In<A>>, _: Receiver<u16>) -> Vec<Self>
+    fn fork<'a, I: Install<'a>>(&mut self, _: &mut I, _: usize, inputs: Vec<In<A>>, _: Receiver<u16>) -> Vec<Self>
     where
         Self: 'a,
     {
@@ -272,7 +271,7 @@ where
         }
     }
 
-    fn split<'a>(&mut self, builder: &mut Builder<'a>)
+    fn split<'a, I: Install<'a>>(&mut self, builder: &mut I)
     where
         Self: 'a,
     {
@@ -288,7 +287,7 @@ where
         }
     }
 
-    fn install<'a>(mut self, builder: &mut Builder<'a>)
+    fn install<'a, I: Install<'a>>(mut self, builder: &mut I)
     where
         Self: 'a,
     {
@@ -309,9 +308,9 @@ where
         }
     }
 
-    fn fork<'a>(
+    fn fork<'a, I: Install<'a>>(
         &mut self,
-        builder: &mut Builder<'a>,
+        builder: &mut I,
         head: usize,
         inputs: Vec<In<A>>,
         order: Receiver<u16>,

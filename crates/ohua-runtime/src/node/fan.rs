@@ -11,11 +11,10 @@
 //! in the loop mutates), so every copy is the same.
 
 use crate::arc::{Receiver, Sender};
-use crate::exec::builder::Role;
-use crate::exec::Builder;
 use crate::packet::Packet;
 use crate::port::{In, Out};
 
+use super::install::{Install, Role};
 use super::marks::{self, Attach, Marks};
 use super::replicate::LANE_DEPTH;
 use super::sticky::{Sticky, StickySet};
@@ -160,14 +159,14 @@ pub trait FanSticky: StickySet + Sized {
 
     /// One sticky set per replica, each reading its own copies; installs a
     /// fan and a join per value.
-    fn fan<'a>(self, builder: &mut Builder<'a>, id: usize, replicas: usize) -> Vec<Self>
+    fn fan<'a, I: Install<'a>>(self, builder: &mut I, id: usize, replicas: usize) -> Vec<Self>
     where
         Self: 'a;
 }
 
 impl FanSticky for () {
     const HOLDS_VALUES: bool = false;
-    fn fan<'a>(self, _: &mut Builder<'a>, _: usize, replicas: usize) -> Vec<()>
+    fn fan<'a, I: Install<'a>>(self, _: &mut I, _: usize, replicas: usize) -> Vec<()>
     where
         Self: 'a,
     {
@@ -176,7 +175,7 @@ impl FanSticky for () {
 }
 
 /// One value's copies: a fan and a join installed, one sticky per replica.
-fn fan_one<'a, T: Clone + Send + 'a>(sticky: Sticky<T>, builder: &mut Builder<'a>, id: usize) -> Vec<Sticky<T>> {
+fn fan_one<'a, T: Clone + Send + 'a, I: Install<'a>>(sticky: Sticky<T>, builder: &mut I, id: usize) -> Vec<Sticky<T>> {
     let (input, home, release) = sticky.into_parts();
     let (to_replicas, lanes) = builder.lanes::<T>(id, true, LANE_DEPTH);
     let (released, back) = builder.lanes::<T>(id, false, LANE_DEPTH);
@@ -191,7 +190,7 @@ macro_rules! impl_fan {
         impl<$($name: Clone + Send),+> FanSticky for ($(Sticky<$name>,)+) {
             const HOLDS_VALUES: bool = true;
             #[allow(non_snake_case)]
-            fn fan<'a>(self, builder: &mut Builder<'a>, id: usize, replicas: usize) -> Vec<Self>
+            fn fan<'a, I: Install<'a>>(self, builder: &mut I, id: usize, replicas: usize) -> Vec<Self>
             where
                 Self: 'a,
             {

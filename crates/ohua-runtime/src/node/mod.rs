@@ -61,6 +61,7 @@ pub trait Node: Send {
 }
 
 pub mod await_io;
+pub(crate) mod blocking;
 pub mod branch;
 pub mod call;
 pub mod carry;
@@ -68,10 +69,12 @@ pub mod chain;
 mod describe;
 pub mod fan;
 pub mod inputs;
+pub mod install;
 pub mod keyed;
 pub mod marks;
 pub mod outputs;
 pub mod replicate;
+pub(crate) mod slot;
 pub mod smap;
 pub mod source;
 pub mod sticky;

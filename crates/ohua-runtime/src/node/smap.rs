@@ -238,7 +238,7 @@ where
                             self.elements.flush();
                             self.ticks.flush();
                         }
-                        crate::exec::before_blocking(done > 0);
+                        super::blocking::before_blocking(done > 0);
                         self.calls = self.calls.wrapping_add(1);
                         let sample = !timed || self.calls.is_multiple_of(SAMPLE_NEXT);
                         let started = (sample && !self.blocks).then(std::time::Instant::now);
@@ -251,7 +251,7 @@ where
                         if started.is_some_and(|t| t.elapsed() >= BLOCKING_NEXT) {
                             self.blocks = true;
                             if unbounded {
-                                crate::exec::source_blocked();
+                                super::blocking::source_blocked();
                             }
                         }
                         let more = next.is_some();
@@ -367,7 +367,7 @@ impl Service {
             if let Action::Takeover(h) = marker.action() {
                 elements.flush();
                 ticks.flush();
-                crate::exec::before_blocking(true);
+                super::blocking::before_blocking(true);
                 h.wait_released();
             }
             if handover.is_some() {

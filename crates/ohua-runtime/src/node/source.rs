@@ -1,7 +1,7 @@
 //! `source` and `sink`: where a graph's values enter and its result leaves.
 
+use super::slot::ResultSlot;
 use super::{Node, Step};
-use crate::exec::ResultSlot;
 use crate::packet::Packet;
 use crate::port::{In, Out};
 

@@ -5,34 +5,8 @@
 use std::collections::VecDeque;
 use std::fmt::Write;
 
-use super::RunReport;
+use super::{IoSite, RunReport};
 use crate::graph::GraphInfo;
-
-/// One fetch (or write) site of a run, on one source.
-///
-/// A source's *call rounds* are numbered 1, 2, .. in the order they went
-/// out; each is one call (or one per `max_batch_size` chunk). A site whose
-/// fetches all joined one round was batched with everything independent of
-/// it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct IoSite {
-    /// The site's `await` operator (`algorithm/__ohua_await#N`).
-    pub operator: &'static str,
-    /// Its `submit` operator, the one that takes the request.
-    pub submit: Option<&'static str>,
-    /// The call as written (`db.fetch(PostInfo (id))`).
-    pub request: String,
-    /// The source's name.
-    pub source: String,
-    /// Fetches made at the site in this run.
-    pub fetches: u64,
-    /// Of those, answered by an equal request of the same round.
-    pub deduplicated: u64,
-    /// Of those, answered by an equal request of an earlier round.
-    pub cached: u64,
-    /// The source's call rounds its fetches joined.
-    pub rounds: Vec<u64>,
-}
 
 impl RunReport {
     /// Every fetch site, grouped by source and ordered by round, and for

@@ -11,8 +11,8 @@ mod table;
 
 use std::time::Duration;
 
+pub use crate::stats::{CallTiming, IoSite, IoStats, NodeStats, ReplicaStats, SectionStats};
 pub use dot::to_dot;
-pub use explain::IoSite;
 
 use crate::deploy::Plan;
 use crate::graph::GraphInfo;
@@ -81,119 +81,6 @@ pub struct RunReport {
     /// every operator during the run, in request order; empty for runs
     /// that are not services.
     pub markers: Vec<crate::update::MarkReport>,
-}
-
-/// What one data source did during a run.
-///
-/// `fetches` = requests submitted; of those, `deduplicated` joined an equal
-/// request not yet sent and `cached` one already sent (the per-call cache);
-/// the rest were sent: `requests` in `calls` batches.
-///
-/// # Example
-///
-/// ```
-/// let s = ohua_runtime::report::IoStats { source: "Db".into(), fetches: 5, cached: 2, requests: 3, calls: 1, ..Default::default() };
-/// assert_eq!(s.fetches - s.deduplicated - s.cached, s.requests);
-/// ```
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct IoStats {
-    /// The source's [`name`](crate::io::DataSource::name).
-    pub source: String,
-    /// Reads the algorithm submitted.
-    pub fetches: u64,
-    /// Writes the algorithm submitted (all sent: never deduplicated).
-    pub writes: u64,
-    /// Submitted requests equal to one waiting for the same batch.
-    pub deduplicated: u64,
-    /// Submitted requests equal to one sent earlier in the run.
-    pub cached: u64,
-    /// Batch calls of the source (reads and writes).
-    pub calls: u64,
-    /// Requests sent in them (reads and writes).
-    pub requests: u64,
-    /// Requests the source answered with an error.
-    pub errors: u64,
-    /// Time spent in the source's calls, summed.
-    pub busy: std::time::Duration,
-    /// The slowest call.
-    pub slowest: std::time::Duration,
-    /// When each call's requests were queued, sent and answered, in the
-    /// order the calls answered (diagnostics: where a run's time goes).
-    pub timeline: Vec<CallTiming>,
-}
-
-/// The moments of one batch call of a source, for finding where a run's
-/// time goes: how long requests waited for the run to become quiet, for a
-/// thread, for the source, and for their delivery.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct CallTiming {
-    /// Requests in the call.
-    pub requests: usize,
-    /// The first request of its round entered the source's queue.
-    pub first_submit: std::time::Instant,
-    /// The last request of its round entered the queue.
-    pub last_submit: std::time::Instant,
-    /// The run was quiet and handed the call to a thread.
-    pub dispatched: std::time::Instant,
-    /// The source's `fetch` was called.
-    pub started: std::time::Instant,
-    /// It returned.
-    pub returned: std::time::Instant,
-    /// Its answers were in their cells (the sections are woken next).
-    pub delivered: std::time::Instant,
-}
-
-/// How one section spent its time waiting.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct SectionStats {
-    /// How often its thread parked (slept until woken).
-    pub parks: u64,
-    /// Total time spent parked.
-    pub parked: std::time::Duration,
-    /// How often an operator blocked inside its step (an iterator waiting
-    /// in `next()`, a call waiting for I/O) long enough that the monitor
-    /// handed the section's other operators to another thread.
-    pub rescues: u64,
-}
-
-/// Measurements of one operator in one run.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NodeStats {
-    /// The operator's stable name (`algorithm/function#callsite`).
-    pub name: &'static str,
-    /// The operator's kind (`call`, `smap`, ...).
-    pub kind: &'static str,
-    /// The section that ran it.
-    pub section: usize,
-    /// Units of work done: the sum of its `Step::Progress(n)`.
-    pub firings: u64,
-    /// Times the section stepped it, including steps that found no work.
-    pub steps: u64,
-    /// Time spent in steps that made progress, estimated from sampled steps
-    /// (one in 16 productive steps of a fast operator, every step of one that
-    /// takes 10 µs or more per firing; see `exec/timing.rs`). For an operator fused into
-    /// another one's (see `fused_into`) this is zero: the time is counted on
-    /// the first operator of the fused piece.
-    pub busy: Duration,
-    /// `Some(name)` if this call ran fused into the operator `name` (a chain
-    /// of calls in one section runs as one operator, see `node/chain.rs`).
-    pub fused_into: Option<&'static str>,
-    /// One entry per replica if the operator ran replicated (its items
-    /// dealt to several threads and merged back in order, see
-    /// [`crate::deploy::Replication`]); empty if it ran once. `firings` and
-    /// `busy` above are then the replicas' sums.
-    pub replicas: Vec<ReplicaStats>,
-}
-
-/// Measurements of one replica of a replicated operator.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ReplicaStats {
-    /// The section that ran the replica.
-    pub section: usize,
-    /// Items the replica ran.
-    pub firings: u64,
-    /// Time it spent running them (estimated as for [`NodeStats::busy`]).
-    pub busy: Duration,
 }
 
 impl RunReport {

@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 
 use super::named::in_section_thread;
 use super::state::{State, StateRef, VisitStates};
-use crate::exec::shared::panic_message;
+use crate::util::panic_message;
 
 /// One saved state: where it was, its type, and its value as JSON.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

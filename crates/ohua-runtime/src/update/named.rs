@@ -2,7 +2,7 @@
 //! conversions) runs on a thread named after the operator's section, so a
 //! panic in it is reported as `thread 'ohua-<algorithm>-s<k>' panicked`.
 //!
-//! Why a thread of its own: a worker of the pool (`exec/pool.rs`) is named
+//! Why a thread of its own: a worker of the pool (`src/pool.rs`) is named
 //! once, `ohua-idle`, when it is spawned; it renames itself for each
 //! section only as the operating system sees it (`top`, `perf`), and the
 //! standard library's panic message uses the name given at spawn. An update
@@ -12,7 +12,7 @@
 use std::panic::resume_unwind;
 use std::thread;
 
-use crate::exec::pool::job_name;
+use crate::pool::job_name;
 
 /// Run `f` on a scoped thread named as the section this worker runs (on
 /// this thread if it is not a pool worker, or if no thread can be spawned).

@@ -23,7 +23,7 @@ use std::sync::Arc;
 
 use super::named::in_section_thread;
 use super::slot::{addressed_to, describe_at};
-use crate::exec::shared::panic_message;
+use crate::util::panic_message;
 
 /// A type whose values an update can transform while operators hold them.
 /// `#[ohua::updatable]` on an inherent `impl` block implements it.

@@ -5,7 +5,7 @@
 //! loop, is it used at exactly one call site inside the loop (so it can stay
 //! resident in that operator instead of being carried around the loop)?
 
-use crate::frontend::ast::{Block, Expr, NodeExpr, Pattern, Stmt};
+use super::ast::{Block, Expr, NodeExpr, Pattern, Stmt};
 
 /// How one name is used in a piece of code (until it is shadowed).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -2,7 +2,7 @@
 //! answer from a data source. That is when the run's pending requests form
 //! a complete batch (see `README.md` in this folder for the protocol).
 
-use crate::sync::{AtomicBool, AtomicIsize, Ordering};
+use super::{AtomicBool, AtomicIsize, Ordering};
 
 /// Counts a run's *running units*: section drivers that are not parked,
 /// threads stuck in a step the monitor found blocked are not counted, and

@@ -20,9 +20,15 @@
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use super::section::SPIN_WINDOW;
 use crate::sync::process::{Arc, Condvar, Mutex, OnceLock};
 use crate::sync::{thread, Backoff, Parker, Unparker};
+
+/// How long a section (`exec/section.rs`) keeps polling (spinning, then yielding) after its last
+/// progress before it parks. A parked wake-up costs tens of microseconds on
+/// these VMs; a peer that produces again within this window is picked up
+/// without one. The worker pool polls as long before an idle
+/// worker, or a caller waiting for its sections, goes to sleep.
+pub(crate) const SPIN_WINDOW: Duration = Duration::from_micros(50);
 
 /// How long an idle worker waits for a job before it exits.
 pub(crate) const IDLE_TIMEOUT: Duration = Duration::from_secs(5);
