@@ -17,7 +17,7 @@
 //!
 //! ```
 //! use ohua_runtime::exec::{execute, ResultSlot};
-//! use ohua_runtime::graph::{GraphInfo, NodeInfo};
+//! use ohua_runtime::graph::{GraphInfo, NodeInfo, OpKind};
 //! use ohua_runtime::node::{Node, Step};
 //!
 //! struct Answer(ResultSlot<u32>);
@@ -31,7 +31,7 @@
 //!
 //! static G: GraphInfo = GraphInfo {
 //!     algorithm: "answer",
-//!     nodes: &[NodeInfo { name: "answer/result#0", kind: "sink", depth: 0, label: "42", replicable: false }],
+//!     nodes: &[NodeInfo { name: "answer/result#0", kind: OpKind::Sink, depth: 0, label: "42", replicable: false }],
 //!     arcs: &[],
 //! };
 //! let v = execute(&G, |b| {
@@ -57,3 +57,6 @@ pub mod port;
 pub mod report;
 pub mod sync;
 pub mod update;
+#[doc(hidden)]
+#[path = "macro_support.rs"]
+pub mod __macro_support;
