@@ -44,6 +44,9 @@
 
 #![warn(missing_docs)]
 
+#[doc(hidden)]
+#[path = "macro_support.rs"]
+pub mod __macro_support;
 pub mod arc;
 pub mod context;
 pub mod deploy;
@@ -57,6 +60,3 @@ pub mod port;
 pub mod report;
 pub mod sync;
 pub mod update;
-#[doc(hidden)]
-#[path = "macro_support.rs"]
-pub mod __macro_support;

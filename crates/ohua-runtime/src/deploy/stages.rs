@@ -306,7 +306,11 @@ mod tests {
     /// A state carried through the loop as a value: carry → step → carry.
     static CARRIED: GraphInfo = GraphInfo {
         algorithm: "c",
-        nodes: &[node("c/carry@0", OpKind::Carry, false), node("c/step#1", OpKind::Call, true), node("c/out#2", OpKind::Sink, false)],
+        nodes: &[
+            node("c/carry@0", OpKind::Carry, false),
+            node("c/step#1", OpKind::Call, true),
+            node("c/out#2", OpKind::Sink, false),
+        ],
         arcs: &[arc(0, 1, false), arc(1, 0, true), arc(0, 2, false)],
     };
 
