@@ -6,6 +6,11 @@
 //! type is written down: every arc's type is inferred from its producer, and
 //! nodes are emitted producers-first so rustc knows each closure's input types
 //! before it checks the closure.
+//!
+//! Each operator emits itself ([`crate::graph::Operator::emit`], one file per
+//! kind in `graph/ops/`) through an [`Emit`]: this module writes the frame
+//! (ports, result slot, chains) around them. Generated code names the
+//! runtime only through `::ohua::__private` (`ohua_runtime::__macro_support`).
 
 mod chain;
 mod info;
