@@ -203,7 +203,12 @@ pub fn reload_config() -> Result<(), std::sync::Arc<DeployError>> {
     ohua_runtime::deploy::reload()
 }
 pub use ohua_runtime::deploy::Plan;
-pub use ohua_runtime::graph::{ArcInfo, GraphInfo, NodeInfo, OpKind};
+// `NodeInfo::kind` is an `ohua_runtime::graph::OpKind`, not re-exported
+// here: rustc shortens a type in an error message to its bare name only when
+// no other public item of the dependencies has that name, and the enum's
+// `Source` variant would make every `Source<Db>` print as `ohua::Source<Db>`
+// (compile_fail/write_to_a_read_only_source.stderr).
+pub use ohua_runtime::graph::{ArcInfo, GraphInfo, NodeInfo};
 pub use ohua_runtime::report::{to_dot, CallTiming, IoSite, IoStats, NodeStats, ReplicaStats, RunReport, SectionStats};
 
 /// Data sources with async batch functions (feature `async`): implement
