@@ -164,6 +164,7 @@ impl Lower<'_> {
         }
         // Allocate the node only now, after routing created any switch it
         // reads from: code generation emits nodes in id order, producers first.
+        // Its kind (`Tick` for now) is set at the end, when its ports are known.
         let id = self.add(Node::new(n.name.clone(), self.ctxs[ctx].depth, Tick.into(), label(n)));
         let mut returns: Vec<syn::Ident> =
             n.outputs
