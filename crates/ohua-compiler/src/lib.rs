@@ -11,6 +11,14 @@
 //! The modules are layered: each uses only modules of lower rows of the
 //! table in `LAYERS.md` (in this crate's directory), so there are no import
 //! cycles between them. `tests/layers.rs` checks it.
+//!
+//! Operator kinds live in [`graph::ops`], one file each (name, ports and
+//! the code that builds the operator), registered in one list there; the
+//! lowering, the graph printers and code generation go through that list.
+//! Adding a kind is one file there plus one line in the list, the runtime's
+//! operator (`ohua-runtime/src/node/`) with its line in
+//! `ohua_runtime::__macro_support` (the facade's `ohua::__private`), and a
+//! variant of `ohua_runtime::graph::OpKind` if the runtime sees a new name.
 #![warn(missing_docs)]
 
 pub mod codegen;

@@ -15,12 +15,12 @@ pub use encoded::EncodedGraph;
 ///
 /// ```
 /// # mod ohua { pub use ohua_runtime::{context::*, deploy::*, graph::*, report::*}; }
-/// use ohua::{ArcInfo, GraphInfo, NodeInfo};
+/// use ohua::{ArcInfo, GraphInfo, NodeInfo, OpKind};
 /// static G: GraphInfo = GraphInfo {
 ///     algorithm: "demo",
 ///     nodes: &[
-///         NodeInfo { name: "demo/input#0", kind: "source", depth: 0, label: "x", replicable: false },
-///         NodeInfo { name: "demo/result#1", kind: "sink", depth: 0, label: "x", replicable: false },
+///         NodeInfo { name: "demo/input#0", kind: OpKind::Source, depth: 0, label: "x", replicable: false },
+///         NodeInfo { name: "demo/result#1", kind: OpKind::Sink, depth: 0, label: "x", replicable: false },
 ///     ],
 ///     arcs: &[ArcInfo { from: 0, from_port: 0, to: 1, to_port: 0, feedback: false }],
 /// };
@@ -42,9 +42,8 @@ pub struct NodeInfo {
     /// Stable name `algorithm/function#callsite`, used by deployment rules,
     /// metrics and (later) live updates.
     pub name: &'static str,
-    /// Operator kind: `call`, `source`, `sink`, `smap`, `collect`, `switch`,
-    /// `merge`, `carry`, `loop`.
-    pub kind: &'static str,
+    /// Operator kind.
+    pub kind: OpKind,
     /// Context depth (number of enclosing loops).
     pub depth: u16,
     /// Short human-readable label (the source expression), for DOT and reports.
@@ -54,6 +53,86 @@ pub struct NodeInfo {
     /// deployment may run it on several replicas at once and merge their
     /// results back into iteration order (see `node/replicate.rs`).
     pub replicable: bool,
+}
+
+/// The kind of an operator, as the compiler names it (its `ops/` registry
+/// in `ohua-compiler`'s `graph/ops/mod.rs`). [`OpKind::as_str`] is the name
+/// reports, DOT exports and the encoded graph use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum OpKind {
+    /// An algorithm parameter or the top-level tick.
+    Source,
+    /// User or glue code.
+    Call,
+    /// The answer of a fetch (`io/`).
+    Await,
+    /// Loop entry: elements of a collection.
+    SMap,
+    /// Loop exit gathering items into a collection.
+    Collect,
+    /// Forwards a value to one branch arm.
+    Switch,
+    /// Takes the value of the arm that ran.
+    Merge,
+    /// Values carried around a `for` loop.
+    Carry,
+    /// A `while` loop or tail recursion.
+    Loop,
+    /// The algorithm's result.
+    Sink,
+}
+
+impl OpKind {
+    /// Every kind.
+    pub const ALL: [OpKind; 10] = [
+        OpKind::Source,
+        OpKind::Call,
+        OpKind::Await,
+        OpKind::SMap,
+        OpKind::Collect,
+        OpKind::Switch,
+        OpKind::Merge,
+        OpKind::Carry,
+        OpKind::Loop,
+        OpKind::Sink,
+    ];
+
+    /// The kind's name (`call`, `source`, ...), as in reports and DOT.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            OpKind::Source => "source",
+            OpKind::Call => "call",
+            OpKind::Await => "await",
+            OpKind::SMap => "smap",
+            OpKind::Collect => "collect",
+            OpKind::Switch => "switch",
+            OpKind::Merge => "merge",
+            OpKind::Carry => "carry",
+            OpKind::Loop => "loop",
+            OpKind::Sink => "sink",
+        }
+    }
+
+    /// The kind named `name` ([`OpKind::as_str`]), if any.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ohua_runtime::graph::OpKind;
+    /// assert_eq!(OpKind::from_name("await"), Some(OpKind::Await));
+    /// assert!(OpKind::ALL.iter().all(|k| OpKind::from_name(k.as_str()) == Some(*k)));
+    /// assert_eq!(OpKind::from_name("tick"), None);
+    /// ```
+    pub fn from_name(name: &str) -> Option<OpKind> {
+        OpKind::ALL.into_iter().find(|k| k.as_str() == name)
+    }
+}
+
+impl std::fmt::Display for OpKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// One arc: from an output port of one node to an input port of another.

@@ -22,7 +22,7 @@
 //!
 //! ```
 //! use ohua_runtime::exec::{execute, ResultSlot};
-//! use ohua_runtime::graph::{GraphInfo, NodeInfo};
+//! use ohua_runtime::graph::{GraphInfo, NodeInfo, OpKind};
 //! use ohua_runtime::node::{Node, Step};
 //!
 //! struct Answer(ResultSlot<u32>);
@@ -36,7 +36,7 @@
 //!
 //! static G: GraphInfo = GraphInfo {
 //!     algorithm: "answer",
-//!     nodes: &[NodeInfo { name: "answer/result#0", kind: "sink", depth: 0, label: "42", replicable: false }],
+//!     nodes: &[NodeInfo { name: "answer/result#0", kind: OpKind::Sink, depth: 0, label: "42", replicable: false }],
 //!     arcs: &[],
 //! };
 //! let v = execute(&G, |b| {
@@ -49,6 +49,9 @@
 
 #![warn(missing_docs)]
 
+#[doc(hidden)]
+#[path = "macro_support.rs"]
+pub mod __macro_support;
 pub mod arc;
 pub mod context;
 pub mod deploy;

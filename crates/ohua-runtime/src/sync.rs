@@ -20,11 +20,11 @@ pub use crossbeam_utils::sync::{Parker, Unparker};
 #[cfg(not(loom))]
 mod asymmetric;
 mod quiet;
-pub use quiet::Quiet;
 /// The sleep/wake protocol's fences: `light_fence` on the waker's side (every
 /// flush), `heavy_fence` on the side about to park (see `sync/asymmetric.rs`).
 #[cfg(not(loom))]
 pub use asymmetric::{heavy as heavy_fence, init as init_fences, is_asymmetric, light as light_fence};
+pub use quiet::Quiet;
 
 /// Under loom both sides of the pair issue a `SeqCst` fence.
 #[cfg(loom)]

@@ -191,10 +191,10 @@ mod scoping {
     use std::sync::{Arc, Mutex};
 
     use ohua_runtime::deploy::{plan, Deployment, SectionStrategy};
-    use ohua_runtime::graph::{GraphInfo, NodeInfo};
+    use ohua_runtime::graph::{GraphInfo, NodeInfo, OpKind};
 
     const fn call(name: &'static str) -> NodeInfo {
-        NodeInfo { name, kind: "call", depth: 0, label: name, replicable: false }
+        NodeInfo { name, kind: OpKind::Call, depth: 0, label: name, replicable: false }
     }
 
     static SPLITTER: GraphInfo = GraphInfo {

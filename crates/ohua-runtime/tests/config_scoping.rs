@@ -6,14 +6,14 @@
 use std::sync::{Arc, Mutex};
 
 use ohua_runtime::deploy::{plan, Deployment, SectionStrategy};
-use ohua_runtime::graph::{GraphInfo, NodeInfo};
+use ohua_runtime::graph::{GraphInfo, NodeInfo, OpKind};
 
 static SERVER: GraphInfo = GraphInfo {
     algorithm: "server",
     nodes: &[
-        NodeInfo { name: "server/accept#1", kind: "call", depth: 0, label: "accept", replicable: false },
-        NodeInfo { name: "server/parse#2", kind: "call", depth: 0, label: "parse", replicable: false },
-        NodeInfo { name: "server/reply#3", kind: "call", depth: 0, label: "reply", replicable: false },
+        NodeInfo { name: "server/accept#1", kind: OpKind::Call, depth: 0, label: "accept", replicable: false },
+        NodeInfo { name: "server/parse#2", kind: OpKind::Call, depth: 0, label: "parse", replicable: false },
+        NodeInfo { name: "server/reply#3", kind: OpKind::Call, depth: 0, label: "reply", replicable: false },
     ],
     arcs: &[],
 };
@@ -21,10 +21,10 @@ static SERVER: GraphInfo = GraphInfo {
 static OTHER: GraphInfo = GraphInfo {
     algorithm: "other",
     nodes: &[
-        NodeInfo { name: "other/a#1", kind: "call", depth: 0, label: "a", replicable: false },
-        NodeInfo { name: "other/b#2", kind: "call", depth: 0, label: "b", replicable: false },
-        NodeInfo { name: "other/c#3", kind: "call", depth: 0, label: "c", replicable: false },
-        NodeInfo { name: "other/d#4", kind: "call", depth: 0, label: "d", replicable: false },
+        NodeInfo { name: "other/a#1", kind: OpKind::Call, depth: 0, label: "a", replicable: false },
+        NodeInfo { name: "other/b#2", kind: OpKind::Call, depth: 0, label: "b", replicable: false },
+        NodeInfo { name: "other/c#3", kind: OpKind::Call, depth: 0, label: "c", replicable: false },
+        NodeInfo { name: "other/d#4", kind: OpKind::Call, depth: 0, label: "d", replicable: false },
     ],
     arcs: &[],
 };

@@ -5,7 +5,7 @@ mod common;
 use common::graphs::{INDEP, LOOPY, PIPE};
 use ohua_runtime::deploy::{plan, Deployment, Plan, Replication, SectionRule, SectionStrategy};
 use ohua_runtime::graph::ArcInfo;
-use ohua_runtime::graph::{GraphInfo, NodeInfo};
+use ohua_runtime::graph::{GraphInfo, NodeInfo, OpKind};
 
 fn with(sections: SectionStrategy, workers: usize) -> Deployment {
     Deployment {
@@ -83,7 +83,7 @@ fn auto_never_makes_more_sections_than_nodes() {
     assert_eq!((p.sections, p.section_of), (5, vec![0, 1, 2, 3, 4]));
     static ONE: GraphInfo = GraphInfo {
         algorithm: "one",
-        nodes: &[NodeInfo { name: "one/x#0", kind: "call", depth: 0, label: "x", replicable: false }],
+        nodes: &[NodeInfo { name: "one/x#0", kind: OpKind::Call, depth: 0, label: "x", replicable: false }],
         arcs: &[],
     };
     assert_eq!(plan(&ONE, &with(SectionStrategy::Auto, 4)).sections, 1);
@@ -159,12 +159,12 @@ fn rules_that_match_nothing_are_removed() {
 static MAPPED: GraphInfo = GraphInfo {
     algorithm: "mapped",
     nodes: &[
-        NodeInfo { name: "mapped/xs#arg", kind: "source", depth: 0, label: "xs", replicable: false },
-        NodeInfo { name: "mapped/smap@1", kind: "smap", depth: 0, label: "smap", replicable: false },
-        NodeInfo { name: "mapped/f#2", kind: "call", depth: 1, label: "f (x)", replicable: true },
-        NodeInfo { name: "mapped/g#3", kind: "call", depth: 1, label: "g (y)", replicable: true },
-        NodeInfo { name: "mapped/add#4", kind: "call", depth: 1, label: "s . add (z)", replicable: false },
-        NodeInfo { name: "mapped/result", kind: "sink", depth: 0, label: "result", replicable: false },
+        NodeInfo { name: "mapped/xs#arg", kind: OpKind::Source, depth: 0, label: "xs", replicable: false },
+        NodeInfo { name: "mapped/smap@1", kind: OpKind::SMap, depth: 0, label: "smap", replicable: false },
+        NodeInfo { name: "mapped/f#2", kind: OpKind::Call, depth: 1, label: "f (x)", replicable: true },
+        NodeInfo { name: "mapped/g#3", kind: OpKind::Call, depth: 1, label: "g (y)", replicable: true },
+        NodeInfo { name: "mapped/add#4", kind: OpKind::Call, depth: 1, label: "s . add (z)", replicable: false },
+        NodeInfo { name: "mapped/result", kind: OpKind::Sink, depth: 0, label: "result", replicable: false },
     ],
     arcs: &[
         ArcInfo { from: 0, from_port: 0, to: 1, to_port: 0, feedback: false },

@@ -203,6 +203,11 @@ pub fn reload_config() -> Result<(), std::sync::Arc<DeployError>> {
     ohua_runtime::deploy::reload()
 }
 pub use ohua_runtime::deploy::Plan;
+// `NodeInfo::kind` is an `ohua_runtime::graph::OpKind`, not re-exported
+// here: rustc shortens a type in an error message to its bare name only when
+// no other public item of the dependencies has that name, and the enum's
+// `Source` variant would make every `Source<Db>` print as `ohua::Source<Db>`
+// (compile_fail/write_to_a_read_only_source.stderr).
 pub use ohua_runtime::graph::{ArcInfo, GraphInfo, NodeInfo};
 pub use ohua_runtime::report::{to_dot, CallTiming, IoSite, IoStats, NodeStats, ReplicaStats, RunReport, SectionStats};
 
@@ -215,24 +220,9 @@ pub use ohua_runtime::io::{Async, AsyncDataSource};
 /// See [`DataSource`] and the README's I/O section.
 pub use ohua_runtime::io::{DataSource, Query, Source, SourceStats, Writable};
 
-/// Items the generated code refers to. Not a stable API.
+/// Items the generated code refers to. Not a stable API: the runtime's
+/// `__macro_support` module, whole.
 #[doc(hidden)]
 pub mod __private {
-    pub use ohua_runtime::context::{is_sequential, with_control};
-    pub use ohua_runtime::exec::{crossing, execute, shared};
-    pub use ohua_runtime::graph::{ArcInfo, EncodedGraph, GraphInfo, NodeInfo};
-    pub use ohua_runtime::node::await_io::Await;
-    pub use ohua_runtime::node::branch::{Merge, Switch};
-    pub use ohua_runtime::node::call::Call;
-    pub use ohua_runtime::node::carry::{Carry, LoopCarry};
-    pub use ohua_runtime::node::chain::Link;
-    pub use ohua_runtime::node::smap::{Collect, SMap};
-    pub use ohua_runtime::node::source::{Sink, Source};
-    pub use ohua_runtime::node::sticky::Sticky;
-    pub use ohua_runtime::port::{In, Out};
-    pub use ohua_runtime::update::{Action, Changes, Control};
-    /// What a fetch statement becomes.
-    pub mod io {
-        pub use ohua_runtime::io::{submit, Order};
-    }
+    pub use ohua_runtime::__macro_support::*;
 }

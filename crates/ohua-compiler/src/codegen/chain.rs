@@ -55,10 +55,9 @@ impl Chains {
 /// A call with one data input, no sticky input and one output.
 fn is_linkable(g: &Graph, n: usize) -> bool {
     let node = &g.nodes[n];
-    matches!(&node.kind, Kind::Call(c) if c.data.len() == 1 && c.sticky.is_empty() && c.returns.len() == 1
-        && !matches!(c.code, crate::ir::Code::Await))
-        && node.inputs == 1
-        && node.outputs == 1
+    matches!(&node.kind, Kind::Call(c) if c.data.len() == 1 && c.sticky.is_empty() && c.returns.len() == 1)
+        && node.inputs() == 1
+        && node.outputs() == 1
 }
 
 /// The link that consumes link `n`'s output, if it is the only consumer.

@@ -44,7 +44,7 @@ pub fn fetch_sites(g: &Graph) -> Vec<FetchSite> {
             _ => None,
         })
         .collect();
-    let is_await = |n: NodeId| matches!(&g.nodes[n].kind, Kind::Call(c) if matches!(c.code, Code::Await));
+    let is_await = |n: NodeId| matches!(&g.nodes[n].kind, Kind::Await(_));
     // The await of each submit, and the source of each await.
     let answer = |s: NodeId| g.arcs.iter().find(|a| a.from.0 == s && is_await(a.to.0)).map(|a| a.to.0);
     let mut awaits_source: Vec<Option<String>> = vec![None; g.nodes.len()];

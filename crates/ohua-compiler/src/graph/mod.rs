@@ -7,13 +7,13 @@
 
 mod io_rounds;
 mod keyed;
+pub mod ops;
 mod print;
 
 pub use io_rounds::{fetch_sites, print_io, FetchSite};
 pub use keyed::{cloneable_params, keyed_locals};
+pub use ops::{CallNode, Emit, Kind, Operator, Sticky};
 pub use print::{kind_str, print_graph, to_dot};
-
-use crate::ir::Code;
 
 /// Index of a node.
 pub type NodeId = usize;
@@ -59,75 +59,18 @@ pub struct Node {
     pub kind: Kind,
     /// Short label (source code) for dumps and DOT.
     pub label: String,
-    /// Number of input ports.
-    pub inputs: usize,
-    /// Number of output ports.
-    pub outputs: usize,
 }
 
-/// Operator kinds; see the runtime's `node/README.md` for their semantics.
-#[derive(Debug, Clone)]
-// Compile-time data with few instances: boxing would only add noise.
-#[allow(clippy::large_enum_variant)]
-pub enum Kind {
-    /// An algorithm parameter (`Some(ident)`) or the top-level tick (`None`).
-    Source(Option<syn::Ident>),
-    /// User or glue code. Input ports: data inputs, then sticky inputs.
-    /// Output ports: `outputs`, then one release port per sticky input.
-    Call(CallNode),
-    /// Loop entry: in 0 = collection; out 0 = elements, out 1 = ticks.
-    SMap {
-        /// Level of the loop's parent.
-        level: u16,
-    },
-    /// Loop exit gathering items: in 0 = item; out 0 = collection.
-    Collect {
-        /// Level of the loop's parent.
-        level: u16,
-        /// Collection type, if annotated.
-        ty: Option<syn::Type>,
-    },
-    /// in 0 = arm index, in 1 = value; out k = arm k.
-    Switch,
-    /// in 0 = arm index, in 1+k = arm k; out 0 = value.
-    Merge,
-    /// in 0 = init, 1 = ticks, 2 = feedback; out 0 = current, 1 = final.
-    Carry {
-        /// Level of the loop's parent.
-        level: u16,
-    },
-    /// in 0 = init, 1 = feedback; out 0 = current, 1 = ticks, 2 = result.
-    Loop {
-        /// Level of the loop's parent.
-        level: u16,
-    },
-    /// in 0 = the algorithm's result.
-    Sink,
-}
+impl Node {
+    /// Number of input ports (the kind's [`Operator::ports`]).
+    pub fn inputs(&self) -> usize {
+        self.kind.op().ports().0
+    }
 
-/// A code node.
-#[derive(Debug, Clone)]
-pub struct CallNode {
-    /// The code.
-    pub code: Code,
-    /// Data inputs: the name the code binds (None: a tick, bound to `_`).
-    pub data: Vec<Option<syn::Ident>>,
-    /// Sticky inputs: name, home level, whether the value is released to a port.
-    pub sticky: Vec<Sticky>,
-    /// Returned values: the names the code's result tuple is built from.
-    pub returns: Vec<syn::Ident>,
-    /// Outputs bound by a `let` pattern come first in `returns`; this many of
-    /// them are *threaded* data inputs returned by name.
-    pub threaded_returns: usize,
-}
-
-/// A sticky input of a code node.
-#[derive(Debug, Clone)]
-pub struct Sticky {
-    /// The name the code binds it to.
-    pub ident: syn::Ident,
-    /// Level of the value.
-    pub home: u16,
+    /// Number of output ports (the kind's [`Operator::ports`]).
+    pub fn outputs(&self) -> usize {
+        self.kind.op().ports().1
+    }
 }
 
 impl Graph {
@@ -144,8 +87,7 @@ impl Graph {
         let node = &self.nodes[n];
         node.depth >= 1
             && matches!(&node.kind, Kind::Call(c)
-                if !matches!(c.code, Code::Await)
-                    && c.sticky.iter().all(|s| self.cloneable.iter().any(|p| s.ident == p.as_str())))
+                if c.sticky.iter().all(|s| self.cloneable.iter().any(|p| s.ident == p.as_str())))
     }
 
     /// Arcs leaving `(node, port)`.

@@ -4,28 +4,10 @@ use std::fmt::Write;
 
 use super::{Graph, Kind};
 
-fn kind_name(k: &Kind) -> &'static str {
-    match k {
-        Kind::Source(Some(_)) => "source",
-        Kind::Source(None) => "tick",
-        Kind::Call(c) if matches!(c.code, crate::ir::Code::Await) => "await",
-        Kind::Call(_) => "call",
-        Kind::SMap { .. } => "smap",
-        Kind::Collect { .. } => "collect",
-        Kind::Switch => "switch",
-        Kind::Merge => "merge",
-        Kind::Carry { .. } => "carry",
-        Kind::Loop { .. } => "loop",
-        Kind::Sink => "sink",
-    }
-}
-
-/// Runtime kind string for a node (matches `NodeInfo::kind`).
+/// Runtime kind string for a node (matches `NodeInfo::kind`'s `as_str`):
+/// the kind's [`Operator::runtime_name`](super::Operator::runtime_name).
 pub fn kind_str(k: &Kind) -> &'static str {
-    match k {
-        Kind::Source(None) => "source",
-        other => kind_name(other),
-    }
+    k.op().runtime_name()
 }
 
 /// One line per node with its inputs, for dumps and snapshot tests.
@@ -40,7 +22,7 @@ pub fn kind_str(k: &Kind) -> &'static str {
 pub fn print_graph(g: &Graph) -> String {
     let mut out = format!("graph {} ({} nodes, {} arcs)\n", g.name, g.nodes.len(), g.arcs.len());
     for (id, n) in g.nodes.iter().enumerate() {
-        let ins: Vec<String> = (0..n.inputs)
+        let ins: Vec<String> = (0..n.inputs())
             .map(|p| match g.arc_to(id, p) {
                 Some(a) => {
                     let a = &g.arcs[a];
@@ -49,21 +31,15 @@ pub fn print_graph(g: &Graph) -> String {
                 None => "?".into(),
             })
             .collect();
-        let sticky = match &n.kind {
-            Kind::Call(c) if !c.sticky.is_empty() => {
-                let s: Vec<String> = c.sticky.iter().map(|s| format!("{}@L{}", s.ident, s.home)).collect();
-                format!(" sticky[{}]", s.join(", "))
-            }
-            _ => String::new(),
-        };
+        let op = n.kind.op();
         let _ = writeln!(
             out,
             "  {id:>3} d{} {:<8} {:<28} <- [{}]{}  {}",
             n.depth,
-            kind_name(&n.kind),
+            op.name(),
             n.name,
             ins.join(", "),
-            sticky,
+            op.dump_extra(),
             n.label
         );
     }

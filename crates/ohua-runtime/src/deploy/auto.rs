@@ -9,11 +9,11 @@
 //! user code (`call`) dominate the cost; control operators only move packets,
 //! so they weigh a quarter.
 
-use crate::graph::GraphInfo;
+use crate::graph::{GraphInfo, OpKind};
 
 /// Weight of a node of the given kind.
-fn weight(kind: &str) -> f64 {
-    if kind == "call" {
+fn weight(kind: OpKind) -> f64 {
+    if kind == OpKind::Call {
         1.0
     } else {
         0.25
@@ -72,9 +72,9 @@ pub(super) fn split(graph: &GraphInfo, workers: usize, costs: Option<&[f64]>) ->
 #[cfg(test)]
 mod tests {
     use super::split;
-    use crate::graph::{ArcInfo, GraphInfo, NodeInfo};
+    use crate::graph::{ArcInfo, GraphInfo, NodeInfo, OpKind};
 
-    const fn node(name: &'static str, kind: &'static str) -> NodeInfo {
+    const fn node(name: &'static str, kind: OpKind) -> NodeInfo {
         NodeInfo { name, kind, depth: 0, label: name, replicable: false }
     }
 
@@ -86,12 +86,12 @@ mod tests {
     static HEAVY_FIRST: GraphInfo = GraphInfo {
         algorithm: "g",
         nodes: &[
-            node("g/xs#arg", "source"),
-            node("g/heavy#1", "call"),
-            node("g/light#2", "call"),
-            node("g/light#3", "call"),
-            node("g/light#4", "call"),
-            node("g/result", "sink"),
+            node("g/xs#arg", OpKind::Source),
+            node("g/heavy#1", OpKind::Call),
+            node("g/light#2", OpKind::Call),
+            node("g/light#3", OpKind::Call),
+            node("g/light#4", OpKind::Call),
+            node("g/result", OpKind::Sink),
         ],
         arcs: &[arc(0, 1), arc(1, 2), arc(2, 3), arc(3, 4), arc(4, 5)],
     };

@@ -176,7 +176,7 @@ fn spread(busy: &[Duration], fused_into: &[Option<usize>], previous: Option<&[f6
 #[cfg(test)]
 mod tests {
     use super::{estimates, record, spread, Pace};
-    use crate::graph::{GraphInfo, NodeInfo};
+    use crate::graph::{GraphInfo, NodeInfo, OpKind};
     use crate::stats::NodeStats;
     use std::time::Duration;
 
@@ -184,7 +184,7 @@ mod tests {
     fn the_pace_of_runs_with_and_without_replicas_is_kept_apart() {
         static G: GraphInfo = GraphInfo {
             algorithm: "paced",
-            nodes: &[NodeInfo { name: "paced/f#1", kind: "call", depth: 1, label: "f", replicable: true }],
+            nodes: &[NodeInfo { name: "paced/f#1", kind: OpKind::Call, depth: 1, label: "f", replicable: true }],
             arcs: &[],
         };
         let stats = |firings| {

@@ -16,12 +16,12 @@ const MARKER_ROOM: usize = 16;
 ///
 /// ```
 /// use ohua_runtime::deploy::{plan, Deployment, SectionStrategy};
-/// use ohua_runtime::graph::{GraphInfo, NodeInfo};
+/// use ohua_runtime::graph::{GraphInfo, NodeInfo, OpKind};
 /// static G: GraphInfo = GraphInfo {
 ///     algorithm: "g",
 ///     nodes: &[
-///         NodeInfo { name: "g/a#0", kind: "call", depth: 0, label: "a", replicable: false },
-///         NodeInfo { name: "g/b#1", kind: "call", depth: 1, label: "b", replicable: true },
+///         NodeInfo { name: "g/a#0", kind: OpKind::Call, depth: 0, label: "a", replicable: false },
+///         NodeInfo { name: "g/b#1", kind: OpKind::Call, depth: 1, label: "b", replicable: true },
 ///     ],
 ///     arcs: &[],
 /// };

@@ -195,9 +195,9 @@ fn on_cycle(graph: &GraphInfo, start: usize) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::graph::{ArcInfo, NodeInfo};
+    use crate::graph::{ArcInfo, NodeInfo, OpKind};
 
-    const fn node(name: &'static str, kind: &'static str, replicable: bool) -> NodeInfo {
+    const fn node(name: &'static str, kind: OpKind, replicable: bool) -> NodeInfo {
         NodeInfo { name, kind, depth: 1, label: name, replicable }
     }
 
@@ -209,11 +209,11 @@ mod tests {
     static MAP: GraphInfo = GraphInfo {
         algorithm: "g",
         nodes: &[
-            node("g/xs#arg", "source", false),
-            node("g/smap@1", "smap", false),
-            node("g/heavy#2", "call", true),
-            node("g/add#3", "call", false),
-            node("g/collect@4", "collect", false),
+            node("g/xs#arg", OpKind::Source, false),
+            node("g/smap@1", OpKind::SMap, false),
+            node("g/heavy#2", OpKind::Call, true),
+            node("g/add#3", OpKind::Call, false),
+            node("g/collect@4", OpKind::Collect, false),
         ],
         arcs: &[arc(0, 1, false), arc(1, 2, false), arc(2, 3, false), arc(3, 4, false)],
     };
@@ -243,12 +243,12 @@ mod tests {
     static PIECE: GraphInfo = GraphInfo {
         algorithm: "p",
         nodes: &[
-            node("p/xs#arg", "source", false),
-            node("p/smap@1", "smap", false),
-            node("p/a#2", "call", true),
-            node("p/b#3", "call", true),
-            node("p/c#4", "call", true),
-            node("p/add#5", "call", false),
+            node("p/xs#arg", OpKind::Source, false),
+            node("p/smap@1", OpKind::SMap, false),
+            node("p/a#2", OpKind::Call, true),
+            node("p/b#3", OpKind::Call, true),
+            node("p/c#4", OpKind::Call, true),
+            node("p/add#5", OpKind::Call, false),
         ],
         arcs: &[arc(0, 1, false), arc(1, 2, false), arc(2, 3, false), arc(3, 4, false), arc(4, 5, false)],
     };
@@ -306,7 +306,11 @@ mod tests {
     /// A state carried through the loop as a value: carry → step → carry.
     static CARRIED: GraphInfo = GraphInfo {
         algorithm: "c",
-        nodes: &[node("c/carry@0", "carry", false), node("c/step#1", "call", true), node("c/out#2", "sink", false)],
+        nodes: &[
+            node("c/carry@0", OpKind::Carry, false),
+            node("c/step#1", OpKind::Call, true),
+            node("c/out#2", OpKind::Sink, false),
+        ],
         arcs: &[arc(0, 1, false), arc(1, 0, true), arc(0, 2, false)],
     };
 

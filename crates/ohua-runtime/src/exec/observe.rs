@@ -35,7 +35,7 @@ pub(crate) fn make_report(
         .enumerate()
         .map(|(id, n)| NodeStats {
             name: n.name,
-            kind: n.kind,
+            kind: n.kind.as_str(),
             section: plan.section_of[id],
             firings: 0,
             steps: 0,

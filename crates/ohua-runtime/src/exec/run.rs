@@ -93,7 +93,7 @@ impl<'a> Prepared<'a> {
         crate::sync::init_fences();
         let parkers: Vec<Parker> = (0..plan.sections).map(|_| Parker::new()).collect();
         // A graph that fetches counts its running sections (`io/README.md`).
-        let fetches = graph.nodes.iter().any(|n| n.kind == "await");
+        let fetches = graph.nodes.iter().any(|n| n.kind == crate::graph::OpKind::Await);
         let (flags, wakers, io) = if fetches {
             let io = IoRun::new(plan.sections, deployment.io);
             let flags: Vec<Arc<SleepFlag>> =

@@ -10,12 +10,12 @@ impl GraphInfo {
     /// # Example
     ///
     /// ```
-    /// use ohua_runtime::graph::{ArcInfo, GraphInfo, NodeInfo};
+    /// use ohua_runtime::graph::{ArcInfo, GraphInfo, NodeInfo, OpKind};
     /// const fn arc(from: u32, to: u32, feedback: bool) -> ArcInfo {
     ///     ArcInfo { from, from_port: 0, to, to_port: 0, feedback }
     /// }
     /// const fn node(name: &'static str) -> NodeInfo {
-    ///     NodeInfo { name, kind: "call", depth: 1, label: "", replicable: false }
+    ///     NodeInfo { name, kind: OpKind::Call, depth: 1, label: "", replicable: false }
     /// }
     /// // 0 -> 1 -> 2 -> 3, and 2 feeds back into 1.
     /// static G: GraphInfo = GraphInfo {

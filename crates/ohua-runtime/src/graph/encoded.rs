@@ -17,7 +17,7 @@
 //! * one record with every arc, in id order: ` from.port>to.port`, with a
 //!   `~` after a feedback arc.
 
-use super::{ArcInfo, GraphInfo, NodeInfo};
+use super::{ArcInfo, GraphInfo, NodeInfo, OpKind};
 use crate::sync::process::OnceLock;
 
 /// A graph's description, encoded; [`EncodedGraph::get`] decodes it once.
@@ -78,7 +78,7 @@ fn node(algorithm: &str, record: &'static str) -> Option<NodeInfo> {
         Some(d) => (d, true),
         None => (depth, false),
     };
-    Some(NodeInfo { name, kind, depth: depth.parse().ok()?, label, replicable })
+    Some(NodeInfo { name, kind: OpKind::from_name(kind)?, depth: depth.parse().ok()?, label, replicable })
 }
 
 /// `from.port>to.port`, `~` at the end for feedback.
@@ -106,6 +106,7 @@ mod tests {
         let g = G.get();
         assert_eq!((g.nodes[0].name, g.nodes[0].label, g.nodes[0].depth), ("g/f#1", "f (\"a b|;\") . g ()", 2));
         assert!(g.nodes[0].replicable && !g.nodes[1].replicable);
+        assert_eq!(g.nodes[0].kind, OpKind::Call);
         assert_eq!(g.nodes[1].name, "h/k#2");
         let a = &g.arcs[0];
         assert_eq!((a.from, a.from_port, a.to, a.to_port, a.feedback), (0, 1, 1, 0, true));

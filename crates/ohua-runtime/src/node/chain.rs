@@ -39,7 +39,7 @@ use crate::update::VersionScope;
 ///
 /// ```
 /// use ohua_runtime::exec::{execute, ResultSlot};
-/// use ohua_runtime::graph::{ArcInfo, GraphInfo, NodeInfo};
+/// use ohua_runtime::graph::{ArcInfo, GraphInfo, NodeInfo, OpKind};
 /// use ohua_runtime::node::chain::Link;
 /// use ohua_runtime::node::source::{Sink, Source};
 /// use ohua_runtime::port::{In, Out};
@@ -47,10 +47,10 @@ use crate::update::VersionScope;
 /// static G: GraphInfo = GraphInfo {
 ///     algorithm: "inc2",
 ///     nodes: &[
-///         NodeInfo { name: "inc2/x#arg", kind: "source", depth: 0, label: "x", replicable: false },
-///         NodeInfo { name: "inc2/inc#1", kind: "call", depth: 0, label: "inc", replicable: false },
-///         NodeInfo { name: "inc2/inc#2", kind: "call", depth: 0, label: "inc", replicable: false },
-///         NodeInfo { name: "inc2/result", kind: "sink", depth: 0, label: "", replicable: false },
+///         NodeInfo { name: "inc2/x#arg", kind: OpKind::Source, depth: 0, label: "x", replicable: false },
+///         NodeInfo { name: "inc2/inc#1", kind: OpKind::Call, depth: 0, label: "inc", replicable: false },
+///         NodeInfo { name: "inc2/inc#2", kind: OpKind::Call, depth: 0, label: "inc", replicable: false },
+///         NodeInfo { name: "inc2/result", kind: OpKind::Sink, depth: 0, label: "", replicable: false },
 ///     ],
 ///     arcs: &[
 ///         ArcInfo { from: 0, from_port: 0, to: 1, to_port: 0, feedback: false },

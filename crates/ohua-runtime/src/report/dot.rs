@@ -18,12 +18,12 @@ use crate::graph::GraphInfo;
 ///
 /// ```
 /// # mod ohua { pub use ohua_runtime::{context::*, deploy::*, graph::*, report::*}; }
-/// use ohua::{to_dot, ArcInfo, GraphInfo, NodeInfo};
+/// use ohua::{to_dot, ArcInfo, GraphInfo, NodeInfo, OpKind};
 /// static G: GraphInfo = GraphInfo {
 ///     algorithm: "demo",
 ///     nodes: &[
-///         NodeInfo { name: "demo/input#0", kind: "source", depth: 0, label: "x", replicable: false },
-///         NodeInfo { name: "demo/result#1", kind: "sink", depth: 0, label: "\"y\"", replicable: false },
+///         NodeInfo { name: "demo/input#0", kind: OpKind::Source, depth: 0, label: "x", replicable: false },
+///         NodeInfo { name: "demo/result#1", kind: OpKind::Sink, depth: 0, label: "\"y\"", replicable: false },
 ///     ],
 ///     arcs: &[ArcInfo { from: 0, from_port: 0, to: 1, to_port: 0, feedback: false }],
 /// };
@@ -99,7 +99,7 @@ fn node_line(out: &mut String, graph: &GraphInfo, id: usize, replicas: usize, in
         "{indent}n{id} [label=\"{}\\n{}{times}\", tooltip=\"{}\"];",
         escape(n.name),
         escape(n.label),
-        escape(n.kind)
+        escape(n.kind.as_str())
     );
 }
 

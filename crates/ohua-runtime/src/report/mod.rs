@@ -25,10 +25,10 @@ use crate::graph::GraphInfo;
 /// use std::time::Duration;
 /// # mod ohua { pub use ohua_runtime::{context::*, deploy::*, graph::*, report::*}; }
 /// use ohua::{NodeStats, Plan, RunReport};
-/// # use ohua_runtime::graph::{GraphInfo, NodeInfo};
+/// # use ohua_runtime::graph::{GraphInfo, NodeInfo, OpKind};
 /// static G: GraphInfo = GraphInfo {
 ///     algorithm: "demo",
-///     nodes: &[NodeInfo { name: "demo/f#0", kind: "call", depth: 0, label: "f (x)", replicable: false }],
+///     nodes: &[NodeInfo { name: "demo/f#0", kind: OpKind::Call, depth: 0, label: "f (x)", replicable: false }],
 ///     arcs: &[],
 /// };
 /// let r = RunReport {

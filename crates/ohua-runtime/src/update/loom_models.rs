@@ -7,7 +7,7 @@
 //! `RUSTFLAGS="--cfg loom" cargo test -p ohua-runtime --release --lib loom`.
 
 use crate::arc::channel;
-use crate::graph::{GraphInfo, NodeInfo};
+use crate::graph::{GraphInfo, NodeInfo, OpKind};
 use crate::node::call::Call;
 use crate::node::marks::Attach;
 use crate::node::{Node, Step};
@@ -17,8 +17,8 @@ use crate::update::{current, Action, Changes, Control, FnSlot, Outcome, Replacem
 use loom::thread;
 
 static NODES: [NodeInfo; 2] = [
-    NodeInfo { name: "m/scale#1", kind: "call", depth: 1, label: "scale(x)", replicable: false },
-    NodeInfo { name: "m/join#2", kind: "call", depth: 1, label: "x + y", replicable: false },
+    NodeInfo { name: "m/scale#1", kind: OpKind::Call, depth: 1, label: "scale(x)", replicable: false },
+    NodeInfo { name: "m/join#2", kind: OpKind::Call, depth: 1, label: "x + y", replicable: false },
 ];
 static GRAPH: GraphInfo = GraphInfo { algorithm: "m", nodes: &NODES, arcs: &[] };
 

@@ -4,12 +4,12 @@
 use std::sync::mpsc;
 
 use ohua_runtime::exec::{execute, ResultSlot};
-use ohua_runtime::graph::{ArcInfo, GraphInfo, NodeInfo};
+use ohua_runtime::graph::{ArcInfo, GraphInfo, NodeInfo, OpKind};
 use ohua_runtime::port::{In, Out};
 
 use super::nodes::{Count, Gate, Map, Sink};
 
-const fn node(name: &'static str, kind: &'static str) -> NodeInfo {
+const fn node(name: &'static str, kind: OpKind) -> NodeInfo {
     NodeInfo { name, kind, depth: 0, label: name, replicable: false }
 }
 
@@ -21,11 +21,11 @@ const fn arc(from: u32, to: u32) -> ArcInfo {
 pub static PIPE: GraphInfo = GraphInfo {
     algorithm: "pipe",
     nodes: &[
-        node("pipe/count#0", "source"),
-        node("pipe/inc#1", "call"),
-        node("pipe/inc#2", "call"),
-        node("pipe/inc#3", "call"),
-        node("pipe/sink#4", "sink"),
+        node("pipe/count#0", OpKind::Source),
+        node("pipe/inc#1", OpKind::Call),
+        node("pipe/inc#2", OpKind::Call),
+        node("pipe/inc#3", OpKind::Call),
+        node("pipe/sink#4", OpKind::Sink),
     ],
     arcs: &[arc(0, 1), arc(1, 2), arc(2, 3), arc(3, 4)],
 };
@@ -34,11 +34,11 @@ pub static PIPE: GraphInfo = GraphInfo {
 pub static BOOM: GraphInfo = GraphInfo {
     algorithm: "boom",
     nodes: &[
-        node("boom/count#0", "source"),
-        node("boom/inc#1", "call"),
-        node("boom/explode#2", "call"),
-        node("boom/inc#3", "call"),
-        node("boom/sink#4", "sink"),
+        node("boom/count#0", OpKind::Source),
+        node("boom/inc#1", OpKind::Call),
+        node("boom/explode#2", OpKind::Call),
+        node("boom/inc#3", OpKind::Call),
+        node("boom/sink#4", OpKind::Sink),
     ],
     arcs: &[arc(0, 1), arc(1, 2), arc(2, 3), arc(3, 4)],
 };
@@ -48,12 +48,12 @@ pub static BOOM: GraphInfo = GraphInfo {
 pub static INDEP: GraphInfo = GraphInfo {
     algorithm: "indep",
     nodes: &[
-        node("indep/count_a#0", "source"),
-        node("indep/gate#1", "call"),
-        node("indep/sink_a#2", "sink"),
-        node("indep/count_b#3", "source"),
-        node("indep/inc_b#4", "call"),
-        node("indep/sink_b#5", "sink"),
+        node("indep/count_a#0", OpKind::Source),
+        node("indep/gate#1", OpKind::Call),
+        node("indep/sink_a#2", OpKind::Sink),
+        node("indep/count_b#3", OpKind::Source),
+        node("indep/inc_b#4", OpKind::Call),
+        node("indep/sink_b#5", OpKind::Sink),
     ],
     arcs: &[arc(0, 1), arc(1, 2), arc(3, 4), arc(4, 5)],
 };
@@ -62,10 +62,10 @@ pub static INDEP: GraphInfo = GraphInfo {
 pub static LOOPY: GraphInfo = GraphInfo {
     algorithm: "loopy",
     nodes: &[
-        NodeInfo { name: "loopy/input#0", kind: "source", depth: 0, label: "xs", replicable: false },
-        NodeInfo { name: "loopy/carry#1", kind: "carry", depth: 0, label: "acc", replicable: false },
-        NodeInfo { name: "loopy/add#2", kind: "call", depth: 1, label: "acc.add(\"x\")", replicable: false },
-        NodeInfo { name: "loopy/result#3", kind: "sink", depth: 0, label: "acc", replicable: false },
+        NodeInfo { name: "loopy/input#0", kind: OpKind::Source, depth: 0, label: "xs", replicable: false },
+        NodeInfo { name: "loopy/carry#1", kind: OpKind::Carry, depth: 0, label: "acc", replicable: false },
+        NodeInfo { name: "loopy/add#2", kind: OpKind::Call, depth: 1, label: "acc.add(\"x\")", replicable: false },
+        NodeInfo { name: "loopy/result#3", kind: OpKind::Sink, depth: 0, label: "acc", replicable: false },
     ],
     arcs: &[
         arc(0, 1),

@@ -2,7 +2,7 @@
 
 use super::context::CtxId;
 use super::Lower;
-use crate::graph::Kind;
+use crate::graph::ops::{Carry, Collect, Loop, Merge, SMap};
 use crate::ir::{Carried, Code, Region, VarId};
 
 impl Lower<'_> {
@@ -15,7 +15,7 @@ impl Lower<'_> {
         }
         for (i, out) in outs.iter().enumerate() {
             let sel_src = self.data(sel, ctx);
-            let m = self.control(ctx, Kind::Merge, "merge", 1 + n, 1);
+            let m = self.control(ctx, Merge { arms: n });
             self.connect(sel_src, (m, 0), false);
             for (k, (arm, c)) in arms.iter().zip(&arm_ctxs).enumerate() {
                 let src = self.data(arm.yields[i], *c);
@@ -51,7 +51,7 @@ impl Lower<'_> {
     ) {
         let level = self.ctxs[ctx].depth;
         let coll_src = self.data(coll, ctx);
-        let smap = self.control(ctx, Kind::SMap { level }, "smap", 1, 2);
+        let smap = self.control(ctx, SMap { level });
         self.connect(coll_src, (smap, 0), false);
         let b = self.child(ctx, true, None, Some((smap, 1)));
         self.def.insert(elem, (b, (smap, 0)));
@@ -59,7 +59,7 @@ impl Lower<'_> {
             let inits: Vec<VarId> = carried.iter().map(|c| c.init).collect();
             let init = self.pack(ctx, &inits);
             let init_src = self.data(init, ctx);
-            let carry = self.control(ctx, Kind::Carry { level }, "carry", 3, 2);
+            let carry = self.control(ctx, Carry { level });
             self.connect(init_src, (carry, 0), false);
             self.connect((smap, 1), (carry, 1), false);
             let current = self.synthetic();
@@ -79,7 +79,7 @@ impl Lower<'_> {
         if let Some(result) = collect {
             let item = *body.yields.last().expect("collect yields an item");
             let src = self.data(item, b);
-            let c = self.control(ctx, Kind::Collect { level, ty: collect_ty }, "collect", 1, 1);
+            let c = self.control(ctx, Collect { level, ty: collect_ty });
             self.connect(src, (c, 0), false);
             self.def.insert(result, (ctx, (c, 0)));
         }
@@ -91,7 +91,7 @@ impl Lower<'_> {
         let inits: Vec<VarId> = carried.iter().map(|c| c.init).collect();
         let init = self.pack(ctx, &inits);
         let init_src = self.data(init, ctx);
-        let lp = self.control(ctx, Kind::Loop { level }, "loop", 2, 3);
+        let lp = self.control(ctx, Loop { level });
         self.connect(init_src, (lp, 0), false);
         let b = self.child(ctx, true, None, Some((lp, 1)));
         let current = self.synthetic();

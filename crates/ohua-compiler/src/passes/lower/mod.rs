@@ -17,6 +17,7 @@ use std::collections::HashMap;
 use quote::format_ident;
 
 use crate::error::Result;
+use crate::graph::ops::{Await, Sink, Source, Tick};
 use crate::graph::{Arc, CallNode, Graph, Kind, Node, NodeId, Sticky};
 use crate::ir::{Code, Ir, NodeOp, Op, Region, Use, VarId};
 use context::{Ctx, CtxId};
@@ -47,17 +48,15 @@ pub fn lower(ir: &Ir) -> Result<Graph> {
         let n = l.add(Node::new(
             format!("{}/{}#arg", ir.name, ident),
             0,
-            Kind::Source(Some(ident.clone())),
+            Source { ident: ident.clone() }.into(),
             ident.to_string(),
         ));
-        l.g.nodes[n].outputs = 1;
         l.def.insert(*p, (0, (n, 0)));
     }
     l.region(&ir.body, 0);
     let result = ir.body.yields[0];
     let src = l.data(result, 0);
-    let sink = l.add(Node::new(format!("{}/result", ir.name), 0, Kind::Sink, "result".into()));
-    l.g.nodes[sink].inputs = 1;
+    let sink = l.add(Node::new(format!("{}/result", ir.name), 0, Sink.into(), "result".into()));
     l.connect(src, (sink, 0), false);
     Ok(l.g)
 }
@@ -85,7 +84,7 @@ pub(crate) struct Lower<'a> {
 
 impl Node {
     fn new(name: String, depth: u16, kind: Kind, label: String) -> Self {
-        Node { name, depth, kind, label, inputs: 0, outputs: 0 }
+        Node { name, depth, kind, label }
     }
 }
 
@@ -95,13 +94,12 @@ impl Lower<'_> {
         self.g.nodes.len() - 1
     }
 
-    /// A control node in context `ctx`, named `algorithm/kind@id`.
-    fn control(&mut self, ctx: CtxId, kind: Kind, what: &str, inputs: usize, outputs: usize) -> NodeId {
-        let id = self.g.nodes.len();
-        let mut n = Node::new(format!("{}/{what}@{id}", self.ir.name), self.ctxs[ctx].depth, kind, what.into());
-        n.inputs = inputs;
-        n.outputs = outputs;
-        self.add(n)
+    /// A control node in context `ctx`, named `algorithm/kind@id` after its
+    /// kind's name (its ports are the kind's too: `graph/ops/`).
+    fn control(&mut self, ctx: CtxId, kind: impl Into<Kind>) -> NodeId {
+        let (id, kind) = (self.g.nodes.len(), kind.into());
+        let what = kind.op().name();
+        self.add(Node::new(format!("{}/{what}@{id}", self.ir.name), self.ctxs[ctx].depth, kind, what.into()))
     }
 
     fn connect(&mut self, from: Src, to: (NodeId, usize), feedback: bool) {
@@ -166,7 +164,8 @@ impl Lower<'_> {
         }
         // Allocate the node only now, after routing created any switch it
         // reads from: code generation emits nodes in id order, producers first.
-        let id = self.add(Node::new(n.name.clone(), self.ctxs[ctx].depth, Kind::Source(None), label(n)));
+        // Its kind (`Tick` for now) is set at the end, when its ports are known.
+        let id = self.add(Node::new(n.name.clone(), self.ctxs[ctx].depth, Tick.into(), label(n)));
         let mut returns: Vec<syn::Ident> =
             n.outputs
                 .iter()
@@ -198,10 +197,15 @@ impl Lower<'_> {
         for (k, (_, src, _)) in sticky.iter().enumerate() {
             self.connect(*src, (id, data.len() + k), false);
         }
-        let node = &mut self.g.nodes[id];
-        node.inputs = data.len() + sticky.len();
-        node.outputs = returns.len() + sticky.len();
-        node.kind = Kind::Call(CallNode {
+        let kind = &mut self.g.nodes[id].kind;
+        if let Code::Await = n.code {
+            // A fetch's answer (`frontend/fetch.rs`): the ticket in, the
+            // answer (if bound) out.
+            debug_assert!(data.len() == 1 && sticky.is_empty() && returns.len() <= 1, "an await reads one ticket");
+            *kind = Await { answer: returns.pop() }.into();
+            return;
+        }
+        *kind = Kind::Call(CallNode {
             code: n.code.clone(),
             data: data.into_iter().map(|(i, _)| i).collect(),
             sticky: sticky.into_iter().map(|(s, _, _)| s).collect(),

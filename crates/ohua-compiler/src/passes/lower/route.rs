@@ -4,7 +4,7 @@ use std::collections::HashMap;
 
 use super::context::{Ctx, CtxId, Routed};
 use super::{Lower, Src};
-use crate::graph::Kind;
+use crate::graph::ops::{Switch, Tick};
 use crate::ir::{Code, VarId};
 
 impl Lower<'_> {
@@ -68,7 +68,7 @@ impl Lower<'_> {
         let (sel, _, n) = self.ctxs[arm].arm.expect("arm");
         let parent = self.ctxs[arm].parent.expect("arm has a parent");
         let sel_src = self.data(sel, parent);
-        let sw = self.control(parent, Kind::Switch, "switch", 2, n);
+        let sw = self.control(parent, Switch { arms: n });
         self.connect(sel_src, (sw, 0), false);
         self.connect(src, (sw, 1), false);
         sw
@@ -97,7 +97,7 @@ impl Lower<'_> {
         }
         let t = match self.ctxs[ctx].parent {
             None => {
-                let n = self.control(ctx, Kind::Source(None), "tick", 0, 1);
+                let n = self.control(ctx, Tick);
                 (n, 0)
             }
             Some(parent) => {

@@ -1,28 +1,87 @@
-//! The closure of a `call` node.
+//! `call`: user or glue code. Input ports: data inputs, then sticky
+//! inputs. Output ports: the returned values, then one release port per
+//! sticky input. Emitted as `b.call(..).run(closure)`, or as a link of a
+//! fused chain (`codegen/chain.rs`).
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
 
-use super::{input, output, rt};
-use crate::graph::{CallNode, Graph};
+use super::Operator;
+use super::emit::{local, num, Emit};
 use crate::ir::Code;
+
+/// A code node.
+#[derive(Debug, Clone)]
+pub struct CallNode {
+    /// The code.
+    pub code: Code,
+    /// Data inputs: the name the code binds (None: a tick, bound to `_`).
+    pub data: Vec<Option<syn::Ident>>,
+    /// Sticky inputs: name, home level, whether the value is released to a port.
+    pub sticky: Vec<Sticky>,
+    /// Returned values: the names the code's result tuple is built from.
+    pub returns: Vec<syn::Ident>,
+    /// Outputs bound by a `let` pattern come first in `returns`; this many of
+    /// them are *threaded* data inputs returned by name.
+    pub threaded_returns: usize,
+}
+
+/// A sticky input of a code node.
+#[derive(Debug, Clone)]
+pub struct Sticky {
+    /// The name the code binds it to.
+    pub ident: syn::Ident,
+    /// Level of the value.
+    pub home: u16,
+}
+
+impl Operator for CallNode {
+    fn name(&self) -> &'static str {
+        "call"
+    }
+
+    fn ports(&self) -> (usize, usize) {
+        (self.data.len() + self.sticky.len(), self.returns.len() + self.sticky.len())
+    }
+
+    fn emit(&self, e: &Emit<'_>) -> TokenStream {
+        if e.is_link() {
+            let l = local(&format!("l{}", e.n));
+            let link = link(e, self);
+            return quote!(let #l = #link;);
+        }
+        call(e, self)
+    }
+
+    fn dump_extra(&self) -> String {
+        if self.sticky.is_empty() {
+            return String::new();
+        }
+        let s: Vec<String> = self.sticky.iter().map(|s| format!("{}@L{}", s.ident, s.home)).collect();
+        format!(" sticky[{}]", s.join(", "))
+    }
+
+    fn output_span(&self, port: usize) -> Option<Span> {
+        self.returns.get(port).map(syn::Ident::span)
+    }
+}
 
 /// `b.call(id, data inputs, sticky inputs, outputs).run(closure);`
 /// (`run_replicable` for a replicable call).
-pub(super) fn call(g: &Graph, n: usize, c: &CallNode) -> TokenStream {
-    let rt = rt();
-    let ins = (0..c.data.len()).map(|p| input(g, n, p));
+fn call(e: &Emit<'_>, c: &CallNode) -> TokenStream {
+    let (rt, g, n) = (e.rt(), e.g, e.n);
+    let ins = (0..c.data.len()).map(|p| e.input(p));
     let base = c.returns.len();
     let sticky = c.sticky.iter().enumerate().map(|(k, s)| {
-        let i = input(g, n, c.data.len() + k);
-        let release = output(g, n, base + k);
-        let home = super::num(s.home);
+        let i = e.input(c.data.len() + k);
+        let release = e.output(base + k);
+        let home = num(s.home);
         quote!(#rt::Sticky::new(#i, #home, #release))
     });
-    let outs = (0..base).map(|p| output(g, n, p));
-    let fanned: Vec<bool> = (0..base).map(|p| g.arcs_from(n, p).count() > 1).collect();
+    let outs = (0..base).map(|p| e.output(p));
+    let fanned: Vec<bool> = (0..base).map(|p| e.fanned(p)).collect();
     let f = closure(c, &fanned);
-    let (b, id) = (super::builder(), super::num(n as u64));
+    let (b, id) = (e.builder(), e.id());
     // A call without state in a loop may run on replicas (the deployment
     // decides); its closure captures nothing, so it is `Clone`. So may a
     // call on a keyed state, routed by its key.
@@ -41,7 +100,7 @@ fn key_route(c: &CallNode, key: &syn::Expr) -> TokenStream {
         Some(ident) => quote!(ref #ident),
         None => quote!(_),
     });
-    let (args, keys) = (super::local("args"), super::local("keys"));
+    let (args, keys) = (local("args"), local("keys"));
     let span = key_span(key);
     let route = quote::quote_spanned!(span=> #keys.of(&(#key)));
     quote!(move |#args, #keys| { let (#(#pats,)*) = *#args; #route })
@@ -53,11 +112,11 @@ fn key_span(key: &syn::Expr) -> proc_macro2::Span {
 }
 
 /// `Link::new(id, input, output, closure)` for a call fused into a chain
-/// (one data input, no sticky input, one output; see `chain.rs`).
-pub(super) fn link(g: &Graph, n: usize, c: &CallNode) -> TokenStream {
-    let rt = rt();
-    let fanned = [g.arcs_from(n, 0).count() > 1];
-    let (i, o, f, id) = (input(g, n, 0), output(g, n, 0), closure(c, &fanned), super::num(n as u64));
+/// (one data input, no sticky input, one output; see `codegen/chain.rs`).
+fn link(e: &Emit<'_>, c: &CallNode) -> TokenStream {
+    let rt = e.rt();
+    let fanned = [e.fanned(0)];
+    let (i, o, f, id) = (e.input(0), e.output(0), closure(c, &fanned), e.id());
     quote!(#rt::Link::new(#id, #i, #o, #f))
 }
 
@@ -77,7 +136,7 @@ fn closure(c: &CallNode, fanned: &[bool]) -> TokenStream {
     // (which cannot leave its operator) is reported at the user's binding.
     let bound = &c.returns[..c.returns.len() - c.threaded_returns];
     let bound_spanned: Vec<_> = bound.iter().map(|r| quote::quote_spanned!(r.span()=> #r)).collect();
-    let temps: Vec<_> = (0..bound.len()).map(|k| super::local(&format!("t{k}"))).collect();
+    let temps: Vec<_> = (0..bound.len()).map(|k| local(&format!("t{k}"))).collect();
     let threaded = &c.returns[bound.len()..];
     let stmt = statement(&c.code, c);
     // Checks spanned at the user's bindings (`exec/checks.rs` in the
@@ -168,7 +227,7 @@ fn statement(code: &Code, c: &CallNode) -> TokenStream {
             let o = out(0);
             quote!(let #o = ::core::ops::ControlFlow::Break((#(#ins,)*));)
         }
-        Code::Await => unreachable!("an await node is not a call (codegen/mod.rs)"),
+        Code::Await => unreachable!("an await node is not a call (ops/await_.rs)"),
         Code::CloneOf => {
             let o = out(0);
             let i = ins[0];
