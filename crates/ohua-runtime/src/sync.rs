@@ -5,6 +5,8 @@
 //! atomics, `Arc`, `Mutex` and the ring's slot cells are loom's, and the
 //! loom models in `arc/ring.rs` explore every interleaving of the arc
 //! protocol (`RUSTFLAGS="--cfg loom" cargo test -p ohua-runtime --release --lib loom`).
+//!
+#![doc = include_str!("sync/README.md")]
 
 #[cfg(loom)]
 pub use loom::sync::atomic::{fence, AtomicBool, AtomicIsize, AtomicU64, AtomicU8, AtomicUsize, Ordering};

@@ -10,6 +10,8 @@
 //!
 //! Arcs whose two ends sit in the same section are built without wakers: the
 //! section's own loop notices new data on its next pass.
+//!
+#![doc = include_str!("README.md")]
 
 mod ring;
 

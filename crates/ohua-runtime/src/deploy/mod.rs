@@ -79,6 +79,8 @@
 //! See [`SectionStrategy`] and [`Replication`]; [`plan`] turns a
 //! [`Deployment`] into the concrete node-to-section map of one graph and the
 //! replicas of its replicable operators (`stages.rs` for what `auto` does).
+//!
+#![doc = include_str!("README.md")]
 
 mod auto;
 mod current;

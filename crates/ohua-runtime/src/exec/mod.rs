@@ -9,6 +9,8 @@
 //! bounded back-off) made no progress. Arcs between sections wake the other
 //! side at most once per operator step, never per message. The sleep/wake,
 //! shutdown and abort protocols are described in this folder's `README.md`.
+//!
+#![doc = include_str!("README.md")]
 
 pub(crate) mod builder;
 mod checks;

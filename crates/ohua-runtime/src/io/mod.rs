@@ -20,6 +20,8 @@
 //! [`Order`] state and keep program order.
 //!
 //! Run sequentially, `db.fetch(q)` is [`Source::fetch`]: one call per fetch.
+//!
+#![doc = include_str!("README.md")]
 
 #[cfg(feature = "async")]
 mod async_source;

@@ -3,6 +3,8 @@
 //! Every operator implements [`Node`]. The compiler emits only the operator
 //! kinds in this module; each obeys the stream format described in
 //! `node/README.md` (data, end-of-activation markers, sticky inputs).
+//!
+#![doc = include_str!("README.md")]
 
 /// Result of one [`Node::step`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -4,6 +4,8 @@
 //! reach the user three ways: [`crate::context::profile`] returns them, the
 //! environment variable `OHUA_REPORT=1` prints each run's table to stderr,
 //! and `OHUA_DOT=<dir>` writes `<dir>/<algorithm>.dot` (see [`to_dot`]).
+//!
+#![doc = include_str!("README.md")]
 
 mod dot;
 mod explain;

@@ -23,6 +23,8 @@
 //! control.finish();
 //! assert!(marker.wait().is_err());
 //! ```
+//!
+#![doc = include_str!("README.md")]
 
 mod checkpoint;
 mod control;
