@@ -48,7 +48,7 @@
 //! assert_eq!(report.algorithm, "twice");
 //! let dot = report.dot(); // the graph as DOT, clustered by section
 //! assert!(dot.starts_with("digraph \"twice\""));
-//! assert_eq!(dot, ohua::to_dot(report.graph, Some(&report.plan)));
+//! assert_eq!(dot, ohua::report::to_dot(report.graph, Some(&report.plan)));
 //! ```
 //!
 //! See the README for the language, deployment configuration, observability
@@ -60,13 +60,17 @@ pub use ohua_macros::{algorithm, replace, updatable};
 mod service;
 mod stoppable;
 mod timeouts;
-pub use service::{restore, service, Pending, PendingCheckpoint, Replaced, Service, Update};
-pub use stoppable::{stoppable, RecvTimeout, Stoppable};
-pub use timeouts::restore_timeout;
+pub use service::{restore, service, Service, Update};
+pub use stoppable::stoppable;
 
 /// Live updates: replaceable functions and the markers that carry updates
-/// through a running service (see [`Service`]).
+/// through a running service (see [`Service`]), checkpoints, and what a
+/// caller inspects when an operator panicked.
 pub mod update {
+    pub use crate::service::{Pending, PendingCheckpoint, Replaced};
+    pub use crate::stoppable::{RecvTimeout, Stoppable};
+    pub use crate::timeouts::restore_timeout;
+    pub use ohua_runtime::context::{last_operator_panic, OperatorPanic};
     pub use ohua_runtime::update::{
         current, Checkpoint, FnSlot, MarkError, MarkReport, Rejection, Replacement, SavedState, State, StateKinds,
         Transform,
@@ -75,7 +79,60 @@ pub mod update {
     #[doc(hidden)]
     pub use ohua_runtime::update::{dispatch, Dispatch};
 }
-pub use ohua_runtime::context::{is_sequential, last_operator_panic, OperatorPanic};
+
+/// Deployment: how sections, replicas, batches and I/O are chosen
+/// ([`Deployment`] holds them), the plan a run used, and
+/// how keyed state is split into key groups.
+pub mod deploy {
+    pub use ohua_runtime::deploy::{DeployError, IoMode, Plan, ReplicaRule, Replication, SectionRule, SectionStrategy};
+    pub use ohua_runtime::keyed::{Groups, KeyOf, KEY_GROUPS};
+}
+
+/// Data sources beyond [`Source`] and
+/// [`DataSource`]: queries, writes, statistics, and
+/// async sources (feature `async`: implement [`AsyncDataSource`] and pass
+/// `Source::new(Async::new(source))`).
+pub mod io {
+    #[cfg(feature = "async")]
+    pub use ohua_runtime::io::{Async, AsyncDataSource};
+    pub use ohua_runtime::io::{Query, SourceStats, Writable};
+}
+
+/// What a run did ([`RunReport`], from [`profile`]):
+/// per-operator and per-section statistics, I/O statistics, the static
+/// graph, and the graph as DOT.
+pub mod report {
+    // `NodeInfo::kind` is an `ohua_runtime::graph::OpKind`, not re-exported
+    // here: rustc shortens a type in an error message to its bare name only
+    // when no other public item of the dependencies has that name, and the
+    // enum's `Source` variant would make every `Source<Db>` print as
+    // `ohua::Source<Db>` (compile_fail/write_to_a_read_only_source.stderr).
+    pub use ohua_runtime::graph::{ArcInfo, GraphInfo, NodeInfo};
+    pub use ohua_runtime::report::{to_dot, CallTiming, IoSite, IoStats, NodeStats, ReplicaStats, SectionStats};
+}
+
+#[cfg(feature = "async")]
+#[doc(hidden)]
+pub use crate::io::{Async, AsyncDataSource};
+/// The paths of the items that moved into [`deploy`], [`io`], [`report`]
+/// and [`update`] (issue 22): kept, hidden, for one release, so code
+/// written against them still builds. New code names the module.
+#[doc(hidden)]
+pub use crate::{
+    deploy::{
+        DeployError, Groups, IoMode, KeyOf, Plan, ReplicaRule, Replication, SectionRule, SectionStrategy, KEY_GROUPS,
+    },
+    io::{Query, SourceStats, Writable},
+    report::{
+        to_dot, ArcInfo, CallTiming, GraphInfo, IoSite, IoStats, NodeInfo, NodeStats, ReplicaStats, SectionStats,
+    },
+    update::{
+        last_operator_panic, restore_timeout, OperatorPanic, Pending, PendingCheckpoint, RecvTimeout, Replaced,
+        Stoppable,
+    },
+};
+
+pub use ohua_runtime::context::is_sequential;
 
 /// Run `f`; every algorithm called inside it (on this thread, and in the
 /// operators of those runs) runs its original body as plain sequential
@@ -106,7 +163,7 @@ pub fn sequential<R>(f: impl FnOnce() -> R) -> R {
 /// # Example
 ///
 /// ```
-/// use ohua::{Deployment, SectionStrategy};
+/// use ohua::{deploy::SectionStrategy, Deployment};
 /// #[ohua::algorithm]
 /// fn total(xs: Vec<u64>) -> u64 {
 ///     let mut sum = 0;
@@ -150,10 +207,8 @@ pub fn with_deployment<R>(d: Deployment, f: impl FnOnce() -> R) -> R {
 pub fn profile<R>(f: impl FnOnce() -> R) -> (R, Vec<RunReport>) {
     ohua_runtime::context::profile(f)
 }
-pub use ohua_runtime::deploy::{
-    DeployError, Deployment, IoMode, ReplicaRule, Replication, SectionRule, SectionStrategy,
-};
-pub use ohua_runtime::keyed::{keyed, Groups, KeyOf, Keyed, KEY_GROUPS};
+pub use ohua_runtime::deploy::Deployment;
+pub use ohua_runtime::keyed::{keyed, Keyed};
 
 /// Declare a read-only value that calls in loops may share:
 /// `let params = ohua::shared(load());` is an `Arc` of the value, and a
@@ -187,7 +242,7 @@ pub fn shared<T>(value: T) -> std::sync::Arc<T> {
 ///
 /// # Errors
 ///
-/// The [`DeployError`] of an invalid configuration. It is kept: calls
+/// The [`deploy::DeployError`] of an invalid configuration. It is kept: calls
 /// without an override fail with it (a panic naming the file or variable)
 /// until a later reload reads a valid configuration.
 ///
@@ -202,23 +257,12 @@ pub fn shared<T>(value: T) -> std::sync::Arc<T> {
 pub fn reload_config() -> Result<(), std::sync::Arc<DeployError>> {
     ohua_runtime::deploy::reload()
 }
-pub use ohua_runtime::deploy::Plan;
-// `NodeInfo::kind` is an `ohua_runtime::graph::OpKind`, not re-exported
-// here: rustc shortens a type in an error message to its bare name only when
-// no other public item of the dependencies has that name, and the enum's
-// `Source` variant would make every `Source<Db>` print as `ohua::Source<Db>`
-// (compile_fail/write_to_a_read_only_source.stderr).
-pub use ohua_runtime::graph::{ArcInfo, GraphInfo, NodeInfo};
-pub use ohua_runtime::report::{to_dot, CallTiming, IoSite, IoStats, NodeStats, ReplicaStats, RunReport, SectionStats};
+pub use ohua_runtime::report::RunReport;
 
-/// Data sources with async batch functions (feature `async`): implement
-/// [`AsyncDataSource`] and pass `Source::new(Async::new(source))`.
-#[cfg(feature = "async")]
-pub use ohua_runtime::io::{Async, AsyncDataSource};
 /// Data sources an algorithm fetches from, batched (Ÿauhau): declare a
 /// parameter `db: &Source<MyDb>` and write `let x = db.fetch(request);`.
-/// See [`DataSource`] and the README's I/O section.
-pub use ohua_runtime::io::{DataSource, Query, Source, SourceStats, Writable};
+/// See [`DataSource`], the [`io`] module and the README's I/O section.
+pub use ohua_runtime::io::{DataSource, Source};
 
 /// Items the generated code refers to. Not a stable API: the runtime's
 /// `__macro_support` module, whole.

@@ -23,7 +23,8 @@ use std::io::Write;
 
 use flate2::write::GzEncoder;
 use flate2::Compression;
-use ohua::{algorithm, keyed, Deployment, KeyOf, Keyed, SectionStrategy};
+use ohua::deploy::{KeyOf, SectionStrategy};
+use ohua::{algorithm, keyed, Deployment, Keyed};
 use ohua_examples::{arg_usize, best_of, ms, Rng};
 
 /// A request for a file from `src` to `dst`.

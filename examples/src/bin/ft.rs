@@ -21,7 +21,8 @@ use std::io::{BufWriter, Read, Write};
 use std::path::PathBuf;
 
 use ed25519_dalek::{Signature, Signer, SigningKey, Verifier, VerifyingKey};
-use ohua::{algorithm, Deployment, SectionStrategy};
+use ohua::deploy::SectionStrategy;
+use ohua::{algorithm, Deployment};
 use ohua_examples::{arg_usize, best_of, ms, Rng};
 
 /// A client's request, signed by the client.

@@ -22,7 +22,8 @@ use std::io::{Read, Write};
 use flate2::read::GzDecoder;
 use flate2::write::GzEncoder;
 use flate2::Compression;
-use ohua::{algorithm, Deployment, SectionRule, SectionStrategy};
+use ohua::deploy::{SectionRule, SectionStrategy};
+use ohua::{algorithm, Deployment};
 use ohua_examples::{arg_usize, best_of, ms};
 use serde::{Deserialize, Serialize};
 

@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use ohua::{DataSource, Query};
+use ohua::{io::Query, DataSource};
 
 use super::backend::{Backend, PostAnswers, PostBatch};
 use super::model::{FetchError, Info, PostId};

@@ -5,7 +5,10 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use ohua::{Deployment, IoMode, IoStats, Source, SourceStats};
+use ohua::deploy::IoMode;
+use ohua::io::SourceStats;
+use ohua::report::IoStats;
+use ohua::{Deployment, Source};
 
 use super::algorithm::blog;
 use super::backend::Backend;
