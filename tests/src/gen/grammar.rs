@@ -617,12 +617,11 @@ pub fn file(seed: u64, count: usize) -> String {
     file_of(seed, 0..count)
 }
 
-/// The inputs `(xs, k)` every program of `seed` runs on: `xs` in `[]`,
-/// `[1]`, `[5, -3, 7, 0]` and 20 values drawn from the seed, each with `k`
-/// in 0, 3, -7.
-pub fn inputs(seed: u64) -> Vec<(Vec<i64>, i64)> {
-    let mut rng = Rng::new(seed ^ 0xABCD);
-    let random: Vec<i64> = (0..20).map(|_| rng.below(2001) as i64 - 1000).collect();
+/// Every `xs` in `[]`, `[1]`, `[5, -3, 7, 0]` and `count` values drawn from
+/// `seed`, each with `k` in 0, 3, -7.
+fn inputs_drawn(seed: u64, count: usize) -> Vec<(Vec<i64>, i64)> {
+    let mut rng = Rng::new(seed);
+    let random: Vec<i64> = (0..count).map(|_| rng.below(2001) as i64 - 1000).collect();
     let mut v = Vec::new();
     for xs in [vec![], vec![1], vec![5, -3, 7, 0], random] {
         for k in [0, 3, -7] {
@@ -632,20 +631,16 @@ pub fn inputs(seed: u64) -> Vec<(Vec<i64>, i64)> {
     v
 }
 
+/// The inputs `(xs, k)` every program of `seed` runs on (20 drawn values).
+pub fn inputs(seed: u64) -> Vec<(Vec<i64>, i64)> {
+    inputs_drawn(seed ^ 0xABCD, 20)
+}
+
 /// The requests every service of `seed` is fed: like [`inputs`] with 12
 /// drawn values, twice over.
 pub fn service_inputs(seed: u64) -> Vec<(Vec<i64>, i64)> {
-    let mut rng = Rng::new(seed ^ 0x5E5E);
-    let random: Vec<i64> = (0..12).map(|_| rng.below(2001) as i64 - 1000).collect();
-    let mut v = Vec::new();
-    for _ in 0..2 {
-        for xs in [vec![], vec![1], vec![5, -3, 7, 0], random.clone()] {
-            for k in [0, 3, -7] {
-                v.push((xs.clone(), k));
-            }
-        }
-    }
-    v
+    let once = inputs_drawn(seed ^ 0x5E5E, 12);
+    once.iter().chain(&once).cloned().collect()
 }
 
 /// A generated file with the programs numbered `range` (a program depends
