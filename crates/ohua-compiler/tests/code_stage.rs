@@ -71,3 +71,90 @@ fn fetches_are_submitted_and_awaited() {
         }
     }));
 }
+
+/// Arc ends have no drop glue (the runtime's `exec/parts.rs`): one that the
+/// generated code never takes would leave its arc open, and one taken twice
+/// would not compile. Every end of every arc is taken exactly once, in
+/// algorithms of every shape the snapshots above and the stage tests cover.
+#[test]
+fn every_arc_end_is_taken_exactly_once() {
+    let algorithms: Vec<syn::ItemFn> = vec![
+        syn::parse_quote! {
+            fn word_freq(docs: Vec<String>) -> Vec<(String, u64)> {
+                let mut counts = Counter::new();
+                for doc in docs { let words = split(doc); let norm = normalize(words); counts.merge(tally(norm)); }
+                counts.top(10)
+            }
+        },
+        syn::parse_quote! {
+            fn running(xs: Vec<u64>) -> Vec<u64> {
+                let mut acc = Acc::new();
+                let mut out = Vec::new();
+                for x in xs { acc.add(x); let r = acc.get(x); out.push(r); }
+                out
+            }
+        },
+        syn::parse_quote! {
+            fn br(x: i64, y: i64) -> i64 {
+                let c = positive(x);
+                let r = if c { double(x) } else { negate(y) };
+                add(r, y)
+            }
+        },
+        syn::parse_quote! {
+            fn profile(db: &Source<Db>, id: u64) -> (u64, u64) {
+                let a = db.fetch(id);
+                let b = db.fetch(id + 1);
+                (ok(a), ok(b))
+            }
+        },
+        syn::parse_quote! {
+            fn nested(rows: Vec<Vec<u64>>, k: u64) -> Vec<u64> {
+                let v: Vec<u64> = rows.into_iter().map(|row| {
+                    let s: Vec<u64> = row.into_iter().map(|x| scale(x, k)).collect();
+                    total(s)
+                }).collect();
+                v
+            }
+        },
+        syn::parse_quote! {
+            fn dispatch(xs: Vec<Msg>) -> u64 {
+                let mut st = State::new();
+                for m in xs {
+                    match m { Msg::Add(v) => st.add(v), Msg::Reset => st.reset(), }
+                }
+                st.sum()
+            }
+        },
+        syn::parse_quote! {
+            fn count_down(n: u64) -> u64 {
+                let mut i = n;
+                let mut acc = 0;
+                while positive(i) { acc = plus(acc, i); i = dec(i); }
+                acc
+            }
+        },
+    ];
+    for item in algorithms {
+        let name = item.sig.ident.to_string();
+        let code = compile(&item, &[]).expect("compiles").stage("code").unwrap();
+        let arcs = code.matches(".ports(").count();
+        assert!(arcs > 0, "{name}: no arcs in\n{code}");
+        for a in 0..arcs {
+            for end in [format!("s{a}"), format!("r{a}")] {
+                assert!(code.contains(&format!("let (s{a}, r{a}) = b.ports({a});")), "{name}: arc {a} not created");
+                let taken = taken_count(&code, &end);
+                assert_eq!(taken, 1, "{name}: `{end}` taken {taken} times in\n{code}");
+            }
+        }
+    }
+}
+
+/// How often `end.take()` occurs in `code` as a whole name (not `xs1.take()`
+/// for `s1`).
+fn taken_count(code: &str, end: &str) -> usize {
+    let needle = format!("{end}.take()");
+    code.match_indices(&needle)
+        .filter(|(at, _)| !code[..*at].ends_with(|c: char| c.is_alphanumeric() || c == '_'))
+        .count()
+}

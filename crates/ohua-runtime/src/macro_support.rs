@@ -8,7 +8,7 @@
 //! emits adds its runtime type here; nothing else in the facade changes.
 
 pub use crate::context::is_sequential;
-pub use crate::exec::{crossing, execute, shared};
+pub use crate::exec::{crossing, execute, part, shared};
 pub use crate::graph::EncodedGraph;
 pub use crate::node::await_io::Await;
 pub use crate::node::branch::{Merge, Switch};

@@ -41,12 +41,21 @@ pub fn generate(item: &syn::ItemFn, g: &Graph) -> TokenStream {
     let chains = chain::Chains::of(g);
     // Every operator emits itself (`graph/ops/`).
     let links: Vec<bool> = (0..g.nodes.len()).map(|n| chains.is_link(n)).collect();
-    let nodes = (0..g.nodes.len()).map(|n| g.nodes[n].kind.op().emit(&Emit::new(g, n, &links)));
+    // Each operator is built in a `part`, a function of its own, from arc
+    // ends without drop glue (the runtime's `exec/parts.rs`): as one function
+    // the build of a large algorithm took most of its release build time.
+    let nodes = (0..g.nodes.len()).map(|n| {
+        let code = g.nodes[n].kind.op().emit(&Emit::new(g, n, &links));
+        if links[n] {
+            return code;
+        }
+        quote!(#rt::part(#b, |#b| { #code });)
+    });
     let installs = chains.chains().map(|chain| {
         let mut links = chain.iter().rev().map(|n| local(&format!("l{n}")));
         let last = links.next().expect("a chain has two or more links");
         let joined = links.fold(quote!(#last), |rest, l| quote!(#l.then(#rest)));
-        quote!(#b.chain(#joined);)
+        quote!(#rt::part(#b, |#b| #b.chain(#joined));)
     });
     quote! {
         #(#attrs)*

@@ -16,6 +16,7 @@ use crate::node::Node;
 use crate::port::{In, Out};
 use crate::sync::Waker;
 
+use super::parts::End;
 use super::ResultSlot;
 pub(crate) use crate::node::install::{Install, Role};
 
@@ -162,8 +163,9 @@ impl<'a> Builder<'a> {
 
     /// Create arc `id` ([`Builder::arc`]) with its ends wrapped as ports:
     /// the producer's single-consumer [`Out`] (several are joined with
-    /// [`Out::fan`]) and the consumer's [`In`]. Generated code uses this; it
-    /// keeps the expansion short.
+    /// [`Out::fan`]) and the consumer's [`In`], each an [`End`] that its
+    /// operator takes. Generated code uses this; it keeps the expansion
+    /// short.
     ///
     /// # Panics
     ///
@@ -173,9 +175,9 @@ impl<'a> Builder<'a> {
     // inlined they made it one huge function that LLVM optimised in
     // superlinear time (BENCHMARKS.md, "Compile time").
     #[inline(never)]
-    pub fn ports<T: Send + 'a>(&mut self, id: usize) -> (Out<T>, In<T>) {
+    pub fn ports<T: Send + 'a>(&mut self, id: usize) -> (End<Out<T>>, End<In<T>>) {
         let (tx, rx) = self.arc(id);
-        (Out::new(vec![tx]), In::new(rx))
+        (End::new(Out::new(vec![tx])), End::new(In::new(rx)))
     }
 
     /// Start installing a [`Call`] operator for node `id` with these ports;
@@ -408,6 +410,23 @@ pub struct CallPorts<'b, 'a, I, S, O> {
     outputs: O,
 }
 
+/// A call's function behind a pointer.
+///
+/// Every statement of an algorithm is a closure with a type of its own. Run
+/// as a generic `Call<I, S, O, F>`, every statement had the whole operator
+/// (its step, its firing loop, its replicas) compiled for it, and a large
+/// algorithm spent most of its release build in LLVM on those copies
+/// (BENCHMARKS.md, "Compile time"). Behind this pointer, the operator is
+/// compiled once per port types, shared by every statement with the same
+/// inputs and outputs; per statement only the closure's body remains. The
+/// price is an indirect call per firing, beside the packet moves a firing
+/// costs anyway (the A/B is in BENCHMARKS.md).
+pub type CallFn<'a, I, S, O> = Box<
+    dyn FnMut(<I as DataInputs>::Item, <S as StickySet>::Values) -> (<S as StickySet>::Values, <O as OutputSet>::Item)
+        + Send
+        + 'a,
+>;
+
 impl<'a, I, S, O> CallPorts<'_, 'a, I, S, O>
 where
     I: DataInputs + 'a,
@@ -424,8 +443,27 @@ where
     where
         F: FnMut(I::Item, S::Values) -> (S::Values, O::Item) + Send + 'a,
     {
+        self.run_boxed(Box::new(f));
+    }
+
+    /// [`CallPorts::run`] with the function behind a pointer ([`CallFn`]):
+    /// compiled once per port types, not once per statement.
+    #[inline(never)]
+    fn run_boxed(self, f: CallFn<'a, I, S, O>) {
         self.builder.node(self.id, Call::new(self.inputs, self.sticky, self.outputs, f));
     }
+}
+
+/// `n` copies of a call's function, each behind its own pointer: the part
+/// of installing replicas that depends on the statement's closure type.
+fn copies<'a, I, S, O, F>(f: F, n: usize) -> Vec<CallFn<'a, I, S, O>>
+where
+    I: DataInputs,
+    S: StickySet,
+    O: OutputSet,
+    F: FnMut(I::Item, S::Values) -> (S::Values, O::Item) + Clone + Send + 'a,
+{
+    (0..n).map(|_| Box::new(f.clone()) as CallFn<'a, I, S, O>).collect()
 }
 
 impl<'a, I, S, O> CallPorts<'_, 'a, I, S, O>
@@ -451,10 +489,19 @@ where
         F: FnMut(I::Item, S::Values) -> (S::Values, O::Item) + Clone + Send + 'a,
     {
         if !self.builder.plan.is_replicated(self.id) {
-            return self.run(f);
+            return self.run_boxed(Box::new(f));
         }
+        let n = self.builder.plan.replicas[self.id];
+        self.run_replicas(copies::<I, S, O, F>(f, n));
+    }
+
+    /// [`CallPorts::run_replicable`] on a replicated node, one function per
+    /// replica: compiled once per port types.
+    #[inline(never)]
+    fn run_replicas(self, fs: Vec<CallFn<'a, I, S, O>>) {
         let CallPorts { builder, id, inputs, sticky, outputs } = self;
         let mut copies = sticky.fan(builder, id, builder.plan.replicas[id]).into_iter();
+        let mut fs = fs.into_iter();
         let holds = S::HOLDS_VALUES;
         builder.replicate(
             id,
@@ -467,7 +514,7 @@ where
             std::convert::identity,
             std::convert::identity,
             |_, lane_in, lane_out| {
-                let mut f = f.clone();
+                let mut f = fs.next().expect("one function per replica");
                 let sticky = copies.next().expect("one set of sticky values per replica");
                 Call::new((lane_in,), sticky, (lane_out,), move |(args,), values| {
                     let (values, results) = f(args, values);
@@ -477,6 +524,10 @@ where
         );
     }
 }
+
+/// The key-group function of a call on a keyed state, behind a pointer (as
+/// [`CallFn`]).
+type KeyRoute<'a, A, T> = Box<dyn FnMut(&A, KeyFn<T>) -> usize + Send + 'a>;
 
 impl<'a, I, T, O> CallPorts<'_, 'a, I, (Sticky<T>,), O>
 where
@@ -502,8 +553,16 @@ where
         K: FnMut(&I::Item, KeyFn<T>) -> usize + Send + 'a,
     {
         if !self.builder.plan.is_replicated(self.id) {
-            return self.run(f);
+            return self.run_boxed(Box::new(f));
         }
+        let n = self.builder.plan.replicas[self.id];
+        self.run_keyed_replicas(copies::<I, (Sticky<T>,), O, F>(f, n), Box::new(key));
+    }
+
+    /// [`CallPorts::run_keyed`] on a replicated node, one function per
+    /// replica: compiled once per port types.
+    #[inline(never)]
+    fn run_keyed_replicas(self, fs: Vec<CallFn<'a, I, (Sticky<T>,), O>>, key: KeyRoute<'a, I::Item, T>) {
         let CallPorts { builder, id, inputs, sticky: (sticky,), outputs } = self;
         let (state, home, release) = sticky.into_parts();
         let (to_replicas, lanes) = builder.lanes::<I::Item>(id, true, LANE_DEPTH);
@@ -516,8 +575,7 @@ where
             KeyedScatter::new(inputs, state, to_replicas, parts_out, order, key).balanced(groups, builder.graph, id);
         builder.install(id, Box::new(scatter));
         let replicas = lanes.into_iter().zip(parts_in).zip(results_out).zip(released_out);
-        for (k, (((lane, part), results), released)) in replicas.enumerate() {
-            let mut f = f.clone();
+        for (k, ((((lane, part), results), released), mut f)) in replicas.zip(fs).enumerate() {
             let part = Sticky::new(In::new(part), home, Out::new(vec![released]));
             let replica = Call::new((In::new(lane),), (part,), (Out::new(vec![results]),), move |(args,), state| {
                 let (state, results) = f(args, state);

@@ -46,9 +46,9 @@ impl Operator for CallNode {
 
     fn emit(&self, e: &Emit<'_>) -> TokenStream {
         if e.is_link() {
-            let l = local(&format!("l{}", e.n));
+            let (l, rt, b) = (local(&format!("l{}", e.n)), e.rt(), e.builder());
             let link = link(e, self);
-            return quote!(let #l = #link;);
+            return quote!(let #l = #rt::part(#b, |#b| #link););
         }
         call(e, self)
     }

@@ -89,19 +89,20 @@ impl<'a> Emit<'a> {
         quote!(#b.node(#id, #body);)
     }
 
-    /// The `In` port (`r<arc>`) for input port `p`.
+    /// The `In` port for input port `p`: the arc's receiving end taken
+    /// (`r<arc>.take()`, the runtime's `exec/parts.rs`).
     pub fn input(&self, p: usize) -> TokenStream {
         let n = self.n;
         let a = self.g.arc_to(n, p).unwrap_or_else(|| panic!("ohua internal error: input {p} of node {n} unconnected"));
         let (_, r) = arc_ends(a);
-        quote!(#r)
+        quote!(#r.take())
     }
 
-    /// The `Out` for output port `p`: `s<arc>`, several joined (fan-out
-    /// clones the value), or none.
+    /// The `Out` for output port `p`: the arc's sending end taken
+    /// (`s<arc>.take()`), several joined (fan-out clones the value), or none.
     pub fn output(&self, p: usize) -> TokenStream {
         let rt = rt();
-        let arcs: Vec<_> = self.g.arcs_from(self.n, p).map(|(a, _)| arc_ends(a).0).collect();
+        let arcs: Vec<_> = self.g.arcs_from(self.n, p).map(|(a, _)| arc_ends(a).0).map(|s| quote!(#s.take())).collect();
         match arcs.len() {
             0 => quote!(#rt::Out::none()),
             1 => quote!(#(#arcs)*),
