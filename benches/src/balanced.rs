@@ -84,14 +84,10 @@ pub fn run() {
         per_call.as_secs_f64() * 1e6
     );
     let xs: Vec<u64> = (0..ITEMS).collect();
-    let split = Deployment {
-        workers: 2,
-        sections: SectionStrategy::Rules(vec![
-            SectionRule::new(["two_stage/work_a#.*"]).expect("valid regex"),
-            SectionRule::new([".*"]).expect("valid regex"),
-        ]),
-        ..Deployment::default()
-    };
+    let split = Deployment::default().workers(2).sections(SectionStrategy::Rules(vec![
+        SectionRule::new(["two_stage/work_a#.*"]).expect("valid regex"),
+        SectionRule::new([".*"]).expect("valid regex"),
+    ]));
     let default = Deployment::default();
     println!("  {:<44} {:>14}  speedup vs sequential / vs hand-written", "variant", "ms");
 

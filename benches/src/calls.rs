@@ -50,8 +50,8 @@ fn calls(f: &mut dyn FnMut(Vec<u64>) -> u64) -> u64 {
 pub fn run() {
     header("calls", "fixed cost per call: a 3-stage loop over 16 items, 2,000 calls in a row");
     let expected = CALLS as u64 * (0..ITEMS).map(|x| x + 2).sum::<u64>();
-    let single = Deployment { workers: 1, sections: SectionStrategy::Single, ..Deployment::default() };
-    let auto = Deployment { workers: 2, sections: SectionStrategy::Auto, ..Deployment::default() };
+    let single = Deployment::default().workers(1).sections(SectionStrategy::Single);
+    let auto = Deployment::default().workers(2).sections(SectionStrategy::Auto);
     // What a plain call reads when no variable or file is set.
     let default = Deployment::default();
     let rules = two_sections_by_rules();
@@ -85,7 +85,7 @@ pub fn run() {
 /// Two sections: the input side and the first stage, then the rest.
 fn two_sections_by_rules() -> Deployment {
     let rule = SectionRule::new(["^small/(xs#arg|smap@[0-9]+|stage#2)$"]).expect("valid");
-    Deployment { workers: 2, sections: SectionStrategy::Rules(vec![rule]), ..Deployment::default() }
+    Deployment::default().workers(2).sections(SectionStrategy::Rules(vec![rule]))
 }
 
 /// A plain call with the section rules in an `OHUA_CONFIG` file (it cost

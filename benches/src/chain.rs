@@ -122,14 +122,10 @@ fn two_sections() -> Deployment {
     assert_eq!(names.len(), STAGES, "expected {STAGES} stage operators, got {names:?}");
     let mut first: Vec<String> = names[..STAGES / 2].iter().map(|(_, n)| format!("^{}$", regex_escape(n))).collect();
     first.push("^chain20/(xs#arg|tick@[0-9]+|smap@[0-9]+)$".into());
-    Deployment {
-        workers: 2,
-        sections: SectionStrategy::Rules(vec![
-            SectionRule::new(first).expect("valid regex"),
-            SectionRule::new([".*"]).expect("valid regex"),
-        ]),
-        ..Deployment::default()
-    }
+    Deployment::default().workers(2).sections(SectionStrategy::Rules(vec![
+        SectionRule::new(first).expect("valid regex"),
+        SectionRule::new([".*"]).expect("valid regex"),
+    ]))
 }
 
 fn regex_escape(s: &str) -> String {
@@ -152,7 +148,7 @@ pub fn run() {
     println!("  {:<44} {:>14}", "variant", "ns/item-stage");
 
     let default = Deployment::default();
-    let single = Deployment { workers: 1, sections: SectionStrategy::Single, ..Deployment::default() };
+    let single = Deployment::default().workers(1).sections(SectionStrategy::Single);
     let default_label = format!("ohua default ({} workers, {})", default.workers, default.sections);
     let mut variants: Vec<Variant<'_, Vec<u64>, Vec<u64>>> = vec![
         ("fused single-thread loop", Box::new(fused)),

@@ -44,23 +44,14 @@ pub fn run() {
     header("hop", "unbatched cross-section message, 1,000,000 items, batch 1, arc capacity 16");
     let xs: Vec<u64> = (0..ITEMS).collect();
     let expected: Vec<u64> = xs.iter().map(|x| x + 1).collect();
-    let per_op = Deployment {
-        sections: SectionStrategy::PerOperator,
-        batch_size: 1,
-        arc_capacity: CAPACITY,
-        workers: 2,
-        replicas: Default::default(),
-        io: Default::default(),
-    };
-    let two = Deployment {
-        sections: SectionStrategy::Rules(vec![
-            // Like the crossbeam baseline: the input side and `stage` on one
-            // thread, the collection on the other, so each item crosses once.
-            SectionRule::new(["^hop2/(xs#arg|tick@[0-9]+|smap@[0-9]+|stage#[0-9]+)$"]).expect("valid regex"),
-            SectionRule::new([".*"]).expect("valid regex"),
-        ]),
-        ..per_op.clone()
-    };
+    let per_op =
+        Deployment::default().sections(SectionStrategy::PerOperator).batch_size(1).arc_capacity(CAPACITY).workers(2);
+    let two = per_op.clone().sections(SectionStrategy::Rules(vec![
+        // Like the crossbeam baseline: the input side and `stage` on one
+        // thread, the collection on the other, so each item crosses once.
+        SectionRule::new(["^hop2/(xs#arg|tick@[0-9]+|smap@[0-9]+|stage#[0-9]+)$"]).expect("valid regex"),
+        SectionRule::new([".*"]).expect("valid regex"),
+    ]));
     let ns = |d: Duration| format!("{:.1}", d.as_nanos() as f64 / ITEMS as f64);
     println!("  {:<44} {:>14}", "variant", "ns/message");
 

@@ -177,12 +177,10 @@ fn hand_written_fold(xs: Vec<u64>) -> (u64, u64) {
 }
 
 fn deployment(sections: SectionStrategy, replicas: &str) -> Deployment {
-    Deployment {
-        workers: 2,
-        sections,
-        replicas: replicas.parse::<Replication>().expect("valid replicas"),
-        ..Deployment::default()
-    }
+    Deployment::default()
+        .workers(2)
+        .sections(sections)
+        .replicas(replicas.parse::<Replication>().expect("valid replicas"))
 }
 
 /// One measured call under the default deployment, so later calls are

@@ -33,7 +33,7 @@ use web::client::{connect, get_on};
 fn deployments() -> [(&'static str, Deployment); 2] {
     [
         ("auto", Deployment::default()),
-        ("one section per operator", Deployment { sections: SectionStrategy::PerOperator, ..Deployment::default() }),
+        ("one section per operator", Deployment::default().sections(SectionStrategy::PerOperator)),
     ]
 }
 

@@ -319,12 +319,10 @@ fn every_section_strategy_answers_as_sequential_execution() {
 fn ohua_conformance_like_random(n: u64) -> Vec<(String, ohua::Deployment)> {
     (0..n)
         .map(|seed| {
-            let d = ohua::Deployment {
-                workers: 2,
-                sections: ohua::SectionStrategy::Random { sections: 2 + (seed % 3) as usize, seed },
-                replicas: format!("random:3:{seed}").parse().unwrap(),
-                ..ohua::Deployment::default()
-            };
+            let d = ohua::Deployment::default()
+                .workers(2)
+                .sections(ohua::SectionStrategy::Random { sections: 2 + (seed % 3) as usize, seed })
+                .replicas(format!("random:3:{seed}").parse().unwrap());
             (format!("random sections and replicas, seed {seed}"), d)
         })
         .collect()

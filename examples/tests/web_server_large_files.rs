@@ -201,7 +201,7 @@ fn small_receive_buffer(s: &TcpStream) {
 #[test]
 fn a_slow_reader_gets_a_large_file_whole_past_the_write_timeout_then_its_next_response() {
     let _one = serial();
-    let limits = Limits { write_timeout: Duration::from_millis(600), ..Limits::default() };
+    let limits = Limits::default().write_timeout(Duration::from_millis(600));
     for (name, run) in [("auto", Run::Configured), ("sequential", Run::Sequential)] {
         let srv = TestServer::start(limits, Variant::Plain, run);
         let body = web::pattern(1, 16 * MIB);

@@ -194,12 +194,10 @@ fn oversized_request_lines_and_heads_get_414_and_431_with_bounded_reads() {
 }
 
 fn short_timeouts() -> Limits {
-    Limits {
-        head_timeout: Duration::from_millis(800),
-        idle_timeout: Duration::from_millis(1500),
-        write_timeout: Duration::from_millis(800),
-        ..Limits::default()
-    }
+    Limits::default()
+        .head_timeout(Duration::from_millis(800))
+        .idle_timeout(Duration::from_millis(1500))
+        .write_timeout(Duration::from_millis(800))
 }
 
 /// `n` requests on one connection; returns the slowest.
@@ -275,7 +273,7 @@ fn a_client_that_never_reads_its_responses_is_closed_and_others_are_served() {
 
 #[test]
 fn connections_beyond_the_bound_wait_until_one_closes() {
-    let limits = Limits { max_connections: 2, ..Limits::default() };
+    let limits = Limits::default().max_connections(2);
     let srv = TestServer::start(limits, Variant::Plain, Run::Configured);
     // Both have a request in progress (half a head): neither is idle, so
     // neither is closed to make room.
@@ -306,7 +304,7 @@ fn connections_beyond_the_bound_wait_until_one_closes() {
 /// idle longest, as nginx does; the others keep theirs.
 #[test]
 fn at_the_bound_a_new_client_closes_the_oldest_idle_connection() {
-    let limits = Limits { max_connections: 3, ..Limits::default() };
+    let limits = Limits::default().max_connections(3);
     let srv = TestServer::start(limits, Variant::Plain, Run::Configured);
     let mut idle: Vec<TcpStream> = (0..3).map(|_| connect(srv.addr)).collect();
     for s in &mut idle {

@@ -22,7 +22,7 @@ fn root() -> &'static Root {
 }
 
 fuzz_target!(|input: &[u8]| {
-    for limits in [Limits::default(), Limits { max_request_line: 64, max_head: 256, max_headers: 4, ..Limits::default() }] {
+    for limits in [Limits::default(), Limits::default().max_request_line(64).max_head(256).max_headers(4)] {
         match parse_request(input, &limits) {
             Ok(Some((req, len))) => {
                 assert!(len <= input.len() && len <= limits.max_head);

@@ -48,14 +48,11 @@ pub fn live_deployments() -> Vec<(String, Deployment)> {
 pub fn with_random_sections(seeds: std::ops::Range<u64>, spread: u64, queue: usize) -> Vec<(String, Deployment)> {
     let mut ds = deployments();
     for seed in seeds {
-        let d = Deployment {
-            workers: 2,
-            sections: SectionStrategy::Random { sections: 2 + (seed % spread) as usize, seed },
-            batch_size: queue,
-            arc_capacity: queue,
-            replicas: Default::default(),
-            io: Default::default(),
-        };
+        let d = Deployment::default()
+            .workers(2)
+            .sections(SectionStrategy::Random { sections: 2 + (seed % spread) as usize, seed })
+            .batch_size(queue)
+            .arc_capacity(queue);
         ds.push((format!("random sections seed {seed}, arcs of {queue}"), d));
     }
     ds
@@ -65,34 +62,29 @@ pub fn with_random_sections(seeds: std::ops::Range<u64>, spread: u64, queue: usi
 pub fn deployments() -> Vec<(String, Deployment)> {
     let base = Deployment::default();
     let mut ds = vec![
-        (
-            "1 worker, 1 section".to_string(),
-            Deployment { workers: 1, sections: SectionStrategy::Single, ..base.clone() },
-        ),
+        ("1 worker, 1 section".to_string(), base.clone().workers(1).sections(SectionStrategy::Single)),
         (
             "2 workers, one section per operator, tiny arcs".to_string(),
-            Deployment {
-                workers: 2,
-                sections: SectionStrategy::PerOperator,
-                batch_size: 2,
-                arc_capacity: 2,
-                replicas: Replication::Off,
-                io: ohua::IoMode::Serial,
-            },
+            Deployment::default()
+                .workers(2)
+                .sections(SectionStrategy::PerOperator)
+                .batch_size(2)
+                .arc_capacity(2)
+                .replicas(Replication::Off)
+                .io(ohua::IoMode::Serial),
         ),
-        ("2 workers, auto".to_string(), Deployment { workers: 2, sections: SectionStrategy::Auto, ..base.clone() }),
+        ("2 workers, auto".to_string(), base.clone().workers(2).sections(SectionStrategy::Auto)),
     ];
     for seed in 0..3 {
         ds.push((
             format!("2 workers, random sections seed {seed}"),
-            Deployment {
-                workers: 2,
-                sections: SectionStrategy::Random { sections: 3, seed },
-                batch_size: 1 + seed as usize,
-                arc_capacity: 1 + seed as usize,
-                replicas: Replication::Off,
-                io: if seed == 1 { ohua::IoMode::Serial } else { ohua::IoMode::Concurrent },
-            },
+            Deployment::default()
+                .workers(2)
+                .sections(SectionStrategy::Random { sections: 3, seed })
+                .batch_size(1 + seed as usize)
+                .arc_capacity(1 + seed as usize)
+                .replicas(Replication::Off)
+                .io(if seed == 1 { ohua::IoMode::Serial } else { ohua::IoMode::Concurrent }),
         ));
     }
     // Replicas: every call without state in a loop on 1-4 replicas, placed
@@ -100,24 +92,18 @@ pub fn deployments() -> Vec<(String, Deployment)> {
     for seed in 0..2 {
         ds.push((
             format!("2 workers, random sections and random replicas seed {seed}"),
-            Deployment {
-                workers: 2,
-                sections: SectionStrategy::Random { sections: 2, seed: 7 + seed },
-                batch_size: 1 + 3 * seed as usize,
-                arc_capacity: 1 + 2 * seed as usize,
-                replicas: Replication::Random { max: 4, seed },
-                io: ohua::IoMode::Concurrent,
-            },
+            Deployment::default()
+                .workers(2)
+                .sections(SectionStrategy::Random { sections: 2, seed: 7 + seed })
+                .batch_size(1 + 3 * seed as usize)
+                .arc_capacity(1 + 2 * seed as usize)
+                .replicas(Replication::Random { max: 4, seed })
+                .io(ohua::IoMode::Concurrent),
         ));
     }
     ds.push((
         "1 section, random replicas seed 9".to_string(),
-        Deployment {
-            workers: 1,
-            sections: SectionStrategy::Single,
-            replicas: Replication::Random { max: 4, seed: 9 },
-            ..base.clone()
-        },
+        base.clone().workers(1).sections(SectionStrategy::Single).replicas(Replication::Random { max: 4, seed: 9 }),
     ));
     ds
 }

@@ -48,7 +48,7 @@ fn heavy_then_medium(xs: Vec<u64>) -> Vec<u64> {
 /// `auto` replicates this chain of stateless calls instead, as the test
 /// below shows).
 fn two_workers_auto() -> Deployment {
-    Deployment { workers: 2, sections: SectionStrategy::Auto, replicas: Replication::Off, ..Deployment::default() }
+    Deployment::default().workers(2).sections(SectionStrategy::Auto).replicas(Replication::Off)
 }
 
 /// The result, the section of `heavy` and the sections of the `medium` calls
@@ -123,7 +123,7 @@ fn auto_replicates_the_stateless_bottleneck_once_it_has_measured_it() {
     let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     let xs: Vec<u64> = (0..300).collect();
     let expected: Vec<u64> = xs.iter().map(|&x| medium(medium(medium(medium(medium(heavy(x))))))).collect();
-    let auto = Deployment { workers: 2, ..Deployment::default() };
+    let auto = Deployment::default().workers(2);
     let run = || ohua::profile(|| ohua::with_deployment(auto.clone(), || heavy_then_medium_again(xs.clone())));
     // Nothing is measured at the first run: no replicas.
     let (out, reports) = run();

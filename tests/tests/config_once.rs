@@ -61,7 +61,7 @@ fn the_configuration_is_read_once_and_on_reload() {
         assert!(msg.contains("ohua.toml") && msg.contains("workers"), "{msg}");
     }
     // An override does not need the process's configuration.
-    let d = ohua::Deployment { sections: ohua::SectionStrategy::Single, ..ohua::Deployment::default() };
+    let d = ohua::Deployment::default().sections(ohua::SectionStrategy::Single);
     assert_eq!(ohua::with_deployment(d, || two_stages(vec![1])), 4);
 
     std::env::remove_var("OHUA_CONFIG");

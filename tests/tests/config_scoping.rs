@@ -58,7 +58,7 @@ fn sections() -> (usize, usize) {
 /// Sections of `second` under `auto` with 2 workers, the strategy an
 /// algorithm that no rule is written for must keep.
 fn second_under_auto() -> usize {
-    let d = ohua::Deployment { workers: 2, sections: ohua::SectionStrategy::Auto, ..ohua::Deployment::default() };
+    let d = ohua::Deployment::default().workers(2).sections(ohua::SectionStrategy::Auto);
     let (_, reports) = ohua::profile(|| ohua::with_deployment(d, || second((0..50).collect())));
     reports.last().expect("a report").sections
 }

@@ -30,7 +30,7 @@ fn chain_with_a_cursed_link(xs: Vec<u64>) -> Vec<u64> {
 }
 
 fn single() -> Deployment {
-    Deployment { workers: 1, sections: SectionStrategy::Single, ..Deployment::default() }
+    Deployment::default().workers(1).sections(SectionStrategy::Single)
 }
 
 #[test]
@@ -66,7 +66,7 @@ fn reports_show_which_calls_ran_fused() {
     assert!(reports[0].to_string().contains("fused"));
 
     // One section per operator: nothing to fuse.
-    let per_op = Deployment { workers: 2, sections: SectionStrategy::PerOperator, ..Deployment::default() };
+    let per_op = Deployment::default().workers(2).sections(SectionStrategy::PerOperator);
     let (_, reports) = ohua::profile(|| ohua::with_deployment(per_op, || chain_with_a_cursed_link(vec![1, 2, 3])));
     assert!(reports[0].nodes.iter().all(|n| n.fused_into.is_none()));
 }

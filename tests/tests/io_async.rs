@@ -81,7 +81,7 @@ fn batches_of_two_async_sources_are_in_flight_together() {
     let barrier = Arc::new(tokio::sync::Barrier::new(2));
     let left = Source::new(Async::new(Meets(barrier.clone())));
     let right = Source::new(Async::new(Meets(barrier)));
-    let out = ohua::with_deployment(Deployment { workers: 2, ..Deployment::default() }, || both(&left, &right));
+    let out = ohua::with_deployment(Deployment::default().workers(2), || both(&left, &right));
     assert_eq!(out, (Ok(true), Ok(true)));
 }
 

@@ -57,15 +57,11 @@ fn sequential_two_levels(keys: &[u64]) -> Vec<u64> {
 }
 
 fn deployments() -> Vec<Deployment> {
-    let mut ds = vec![Deployment { workers: 1, sections: SectionStrategy::Single, ..Deployment::default() }];
-    ds.push(Deployment { workers: 2, ..Deployment::default() });
-    ds.push(Deployment { workers: 4, sections: SectionStrategy::PerOperator, ..Deployment::default() });
+    let mut ds = vec![Deployment::default().workers(1).sections(SectionStrategy::Single)];
+    ds.push(Deployment::default().workers(2));
+    ds.push(Deployment::default().workers(4).sections(SectionStrategy::PerOperator));
     for seed in 0..4 {
-        ds.push(Deployment {
-            workers: 3,
-            sections: SectionStrategy::Random { sections: 4, seed },
-            ..Deployment::default()
-        });
+        ds.push(Deployment::default().workers(3).sections(SectionStrategy::Random { sections: 4, seed }));
     }
     ds
 }
@@ -181,9 +177,8 @@ fn an_error_fails_only_its_key_batches_are_split_and_repeats_come_from_the_cache
     let expected: Vec<Result<u32, String>> =
         keys.iter().map(|&k| if k == 13 { Err("unlucky".to_string()) } else { Ok(k + 1) }).collect();
     let db = Source::new(Limited);
-    let (out, reports) = ohua::profile(|| {
-        ohua::with_deployment(Deployment { workers: 2, ..Deployment::default() }, || fetch_all(&db, keys.clone()))
-    });
+    let (out, reports) =
+        ohua::profile(|| ohua::with_deployment(Deployment::default().workers(2), || fetch_all(&db, keys.clone())));
     assert_eq!(out, expected);
     let io = &reports.last().expect("one run").io;
     assert_eq!(io.len(), 1, "{io:?}");
@@ -219,7 +214,7 @@ fn ask(db: &Source<Panicky>, xs: Vec<u8>) -> Vec<u8> {
 fn a_panicking_source_is_re_raised_in_the_caller_with_its_payload() {
     let db = Source::new(Panicky);
     let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        ohua::with_deployment(Deployment { workers: 2, ..Deployment::default() }, || ask(&db, vec![1, 2, 3]))
+        ohua::with_deployment(Deployment::default().workers(2), || ask(&db, vec![1, 2, 3]))
     }));
     let payload = caught.expect_err("the panic reaches the caller");
     assert_eq!(payload.downcast_ref::<String>().map(String::as_str), Some("the source is down"));
@@ -325,7 +320,7 @@ fn meeting(patience_ms: u64) -> (Source<Meet>, Source<Meet>) {
 #[test]
 fn batches_of_different_sources_are_in_flight_at_the_same_time() {
     let (left, right) = meeting(30_000);
-    let d = Deployment { workers: 2, ..Deployment::default() };
+    let d = Deployment::default().workers(2);
     let (a, b) = ohua::with_deployment(d, || both(&left, &right));
     assert_eq!((a, b), (Ok((true, 2)), Ok((true, 2))), "each call saw the other one");
 }
@@ -333,7 +328,7 @@ fn batches_of_different_sources_are_in_flight_at_the_same_time() {
 #[test]
 fn io_mode_serial_sends_one_batch_at_a_time() {
     let (left, right) = meeting(50);
-    let d = Deployment { workers: 2, io: ohua::IoMode::Serial, ..Deployment::default() };
+    let d = Deployment::default().workers(2).io(ohua::IoMode::Serial);
     let (a, b) = ohua::with_deployment(d, || both(&left, &right));
     assert_eq!((a, b), (Ok((false, 1)), Ok((false, 1))), "no call overlapped another");
     assert_eq!((left.stats().calls, right.stats().calls), (1, 1));
@@ -343,7 +338,7 @@ fn io_mode_serial_sends_one_batch_at_a_time() {
 fn io_mode_unbatched_makes_one_call_per_fetch_in_any_deployment() {
     let keys: Vec<u64> = (0..20).chain(0..5).collect();
     for d in deployments() {
-        let d = Deployment { io: ohua::IoMode::Unbatched, ..d };
+        let d = d.io(ohua::IoMode::Unbatched);
         let db = Source::new(Kv::default());
         let out = ohua::with_deployment(d.clone(), || two_levels(&db, keys.clone()));
         assert_eq!(out, sequential_two_levels(&keys), "{d:?}");
@@ -379,9 +374,8 @@ fn main_pane(db: &Source<Kv>, n: usize) -> Vec<u64> {
 #[test]
 fn the_explain_report_names_each_site_its_round_and_the_chain_before_it() {
     let db = Source::new(Kv::default());
-    let (out, reports) = ohua::profile(|| {
-        ohua::with_deployment(Deployment { workers: 2, ..Deployment::default() }, || main_pane(&db, 5))
-    });
+    let (out, reports) =
+        ohua::profile(|| ohua::with_deployment(Deployment::default().workers(2), || main_pane(&db, 5)));
     assert_eq!(out, ohua::sequential(|| main_pane(&Source::new(Kv::default()), 5)));
     let report = reports.last().expect("one run");
     let rounds: Vec<(String, Vec<u64>)> =
@@ -522,7 +516,7 @@ fn fetch_chain(db: &Source<Kv>, k: u64) -> u64 {
 /// sleep, one after the wake-up, and the productive ones).
 #[test]
 fn a_section_alone_in_a_run_that_fetches_parks_without_spinning() {
-    let single = Deployment { workers: 1, sections: SectionStrategy::Single, ..Deployment::default() };
+    let single = Deployment::default().workers(1).sections(SectionStrategy::Single);
     let db = Source::new(Kv::default());
     let (out, reports) = ohua::profile(|| ohua::with_deployment(single, || fetch_chain(&db, 7)));
     let answer = |k: u64| if k % 97 == 96 { 0 } else { k * 3 + 1 };

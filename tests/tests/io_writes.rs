@@ -174,9 +174,7 @@ fn writes_in_branches_keep_program_order_and_reads_of_other_sources_still_batch(
     check(|db| algs::branches(db, &sq, keys.clone()));
     let sq_calls_before = sq.stats().calls;
     let db = Source::new(seeded());
-    ohua::with_deployment(ohua::Deployment { workers: 2, ..Default::default() }, || {
-        algs::branches(&db, &sq, keys.clone())
-    });
+    ohua::with_deployment(ohua::Deployment::default().workers(2), || algs::branches(&db, &sq, keys.clone()));
     assert_eq!(sq.stats().calls - sq_calls_before, 1, "the squares are one batch");
 }
 
@@ -186,7 +184,7 @@ fn consecutive_reads_share_a_batch_and_consecutive_writes_a_call() {
     let (sequential, calls) = check(|db| algs::fill_then_read(db, keys.clone()));
     assert_eq!(sequential, 2 + 10 + 10);
     let db = Source::new(seeded());
-    let d = ohua::Deployment { workers: 2, ..Default::default() };
+    let d = ohua::Deployment::default().workers(2);
     let out = ohua::with_deployment(d, || algs::fill_then_read(&db, keys.clone()));
     assert_eq!(out, (5, 7, keys.iter().map(|k| k * 10).collect::<Vec<_>>()));
     let log = db.get().log.lock().unwrap().clone();

@@ -343,14 +343,11 @@ fn empty_inner_loops_do_not_fill_the_feedback_arc() {
     use ohua::{Deployment, SectionStrategy};
     let want = ohua::sequential(|| empty_inner_loops(0, 50));
     for seed in 0..8 {
-        let d = Deployment {
-            workers: 2,
-            sections: SectionStrategy::Random { sections: 3, seed },
-            batch_size: 1,
-            arc_capacity: 1,
-            replicas: Default::default(),
-            io: Default::default(),
-        };
+        let d = Deployment::default()
+            .workers(2)
+            .sections(SectionStrategy::Random { sections: 3, seed })
+            .batch_size(1)
+            .arc_capacity(1);
         let got = within_10s(move || ohua::with_deployment(d, || empty_inner_loops(0, 50)));
         assert_eq!(got, want, "seed {seed}");
     }

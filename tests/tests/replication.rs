@@ -64,12 +64,10 @@ fn nested(xss: Vec<Vec<u64>>) -> (Vec<Vec<u64>>, Log) {
 }
 
 fn rules(pattern: &str, n: usize, sections: SectionStrategy) -> Deployment {
-    Deployment {
-        workers: 2,
-        sections,
-        replicas: format!("{pattern}={n}").parse::<Replication>().unwrap(),
-        ..Deployment::default()
-    }
+    Deployment::default()
+        .workers(2)
+        .sections(sections)
+        .replicas(format!("{pattern}={n}").parse::<Replication>().unwrap())
 }
 
 fn inputs() -> Vec<u64> {
@@ -118,14 +116,12 @@ fn replicas_inside_nested_loops_keep_markers_in_place() {
     let xss: Vec<Vec<u64>> = (0..40).map(|i| (0..(i % 5)).collect()).collect();
     check(|| nested(xss.clone()));
     for seed in 0..6 {
-        let d = Deployment {
-            workers: 2,
-            sections: SectionStrategy::Random { sections: 3, seed },
-            batch_size: 1 + seed as usize % 3,
-            arc_capacity: 1 + seed as usize % 2,
-            replicas: Replication::Random { max: 4, seed },
-            io: Default::default(),
-        };
+        let d = Deployment::default()
+            .workers(2)
+            .sections(SectionStrategy::Random { sections: 3, seed })
+            .batch_size(1 + seed as usize % 3)
+            .arc_capacity(1 + seed as usize % 2)
+            .replicas(Replication::Random { max: 4, seed });
         let got = ohua::with_deployment(d, || nested(xss.clone()));
         assert_eq!(got, ohua::sequential(|| nested(xss.clone())), "seed {seed}");
     }

@@ -8,14 +8,7 @@ use std::time::Duration;
 use ohua::{algorithm, Deployment, SectionStrategy};
 
 fn per_operator(batch: usize, cap: usize) -> Deployment {
-    Deployment {
-        workers: 2,
-        sections: SectionStrategy::PerOperator,
-        batch_size: batch,
-        arc_capacity: cap,
-        replicas: Default::default(),
-        io: Default::default(),
-    }
+    Deployment::default().workers(2).sections(SectionStrategy::PerOperator).batch_size(batch).arc_capacity(cap)
 }
 
 /// Run `f` on a thread and fail (instead of hanging CI) if it takes too long.
@@ -143,7 +136,7 @@ impl Summer {
 #[test]
 fn a_million_items_stream_through_five_stages_with_tiny_arcs() {
     let expected = ohua::sequential(|| five_stages(1_000_000));
-    for d in [per_operator(4, 2), per_operator(1, 1), Deployment { workers: 2, ..Default::default() }] {
+    for d in [per_operator(4, 2), per_operator(1, 1), Deployment::default().workers(2)] {
         // A deadlock never finishes; the limit only has to be far above the
         // normal time. Batch 1 and capacity 1 with one thread per operator
         // take ~33 s on an idle 2-core VM, and over 120 s with other test

@@ -269,7 +269,7 @@ fn a_waiting_source_in_one_section_lets_the_body_answer_before_its_next_call() {
     use std::sync::Arc;
     const BURST: u64 = 300;
     const CLOSED: u64 = 100;
-    let single = Deployment { workers: 1, sections: SectionStrategy::Single, ..Deployment::default() };
+    let single = Deployment::default().workers(1).sections(SectionStrategy::Single);
     let (early_in_closed_loop, rescues) = within(120, move || {
         let (req_tx, req_rx) = mpsc::channel();
         let (rep_tx, rep_rx) = mpsc::channel();

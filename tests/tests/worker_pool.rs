@@ -52,14 +52,7 @@ fn mixed(xs: Vec<u64>) -> (u64, Vec<u64>) {
 }
 
 fn per_operator() -> Deployment {
-    Deployment {
-        workers: 2,
-        sections: SectionStrategy::PerOperator,
-        batch_size: 4,
-        arc_capacity: 4,
-        replicas: Default::default(),
-        io: Default::default(),
-    }
+    Deployment::default().workers(2).sections(SectionStrategy::PerOperator).batch_size(4).arc_capacity(4)
 }
 
 #[test]

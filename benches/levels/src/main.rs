@@ -225,8 +225,8 @@ impl Bench {
             };
             let (workers, small) = (self.opts.workers, self.opts.small_arcs);
             let deployment = || match small {
-                Some(n) => Deployment { workers, arc_capacity: n, batch_size: n, ..Default::default() },
-                None => Deployment { workers, ..Default::default() },
+                Some(n) => Deployment::default().workers(workers).arc_capacity(n).batch_size(n),
+                None => Deployment::default().workers(workers),
             };
             let mut times = Vec::new();
             let mut traces = Vec::new();

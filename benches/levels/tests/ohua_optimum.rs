@@ -15,9 +15,9 @@ const X: u64 = 77;
 
 fn deployments() -> Vec<Deployment> {
     vec![
-        Deployment { workers: 2, ..Default::default() },
-        Deployment { workers: 1, sections: SectionStrategy::Single, ..Default::default() },
-        Deployment { workers: 2, sections: SectionStrategy::Random { sections: 3, seed: 5 }, ..Default::default() },
+        Deployment::default().workers(2),
+        Deployment::default().workers(1).sections(SectionStrategy::Single),
+        Deployment::default().workers(2).sections(SectionStrategy::Random { sections: 3, seed: 5 }),
     ]
 }
 

@@ -99,7 +99,7 @@ fn scoped<R>(change: impl FnOnce(&mut Options), f: impl FnOnce() -> R) -> R {
 /// ```
 /// use ohua_runtime::context::with_deployment;
 /// use ohua_runtime::deploy::{Deployment, SectionStrategy};
-/// let d = Deployment { sections: SectionStrategy::Single, ..Deployment::default() };
+/// let d = Deployment::default().sections(SectionStrategy::Single);
 /// let x = with_deployment(d, || 1 + 1); // algorithm calls in here run single-threaded
 /// assert_eq!(x, 2);
 /// ```

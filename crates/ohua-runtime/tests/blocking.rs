@@ -11,14 +11,7 @@ use ohua_runtime::context::with_deployment;
 use ohua_runtime::deploy::{Deployment, SectionRule, SectionStrategy};
 
 fn check(sections: SectionStrategy) {
-    let d = Deployment {
-        workers: 2,
-        sections,
-        batch_size: 8,
-        arc_capacity: 4,
-        replicas: Default::default(),
-        io: Default::default(),
-    };
+    let d = Deployment::default().workers(2).sections(sections).batch_size(8).arc_capacity(4);
     let (a, b) = watchdog(60, move || with_deployment(d, || run_indep(10_000)));
     assert_eq!(a, (0..10_000).collect::<Vec<_>>());
     assert_eq!(b, (0..10_000).map(|x| x * 2).collect::<Vec<_>>());

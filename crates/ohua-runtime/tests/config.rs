@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-use ohua_runtime::deploy::{from_env_with, DeployError, Deployment, Replication, SectionRule, SectionStrategy};
+use ohua_runtime::deploy::{from_env_with, DeployError, Deployment, IoMode, Replication, SectionRule, SectionStrategy};
 
 fn lookup(vars: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
     let map: HashMap<String, String> = vars.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
@@ -43,14 +43,11 @@ fn toml_with_every_key() {
         "#,
     )
     .unwrap();
-    let want = Deployment {
-        workers: 2,
-        sections: SectionStrategy::Random { sections: 3, seed: 42 },
-        batch_size: 64,
-        arc_capacity: 8,
-        replicas: Default::default(),
-        io: Default::default(),
-    };
+    let want = Deployment::default()
+        .workers(2)
+        .sections(SectionStrategy::Random { sections: 3, seed: 42 })
+        .batch_size(64)
+        .arc_capacity(8);
     assert_eq!(d, want);
 }
 
@@ -127,14 +124,7 @@ fn env_variables() {
         ("OHUA_ARC_CAPACITY", "4"),
     ]))
     .unwrap();
-    let want = Deployment {
-        workers: 3,
-        sections: SectionStrategy::PerOperator,
-        batch_size: 16,
-        arc_capacity: 4,
-        replicas: Default::default(),
-        io: Default::default(),
-    };
+    let want = Deployment::default().workers(3).sections(SectionStrategy::PerOperator).batch_size(16).arc_capacity(4);
     assert_eq!(d, want);
 }
 
@@ -235,7 +225,7 @@ mod scoping {
         // The only rule names `splitter` but misspells its function: no rule
         // matches, so `splitter` keeps `auto`, which is reported once.
         let d = Deployment::from_toml_str("workers = 2\n[[section]]\nops = [\"splitter/splt#.*\"]\n").unwrap();
-        let auto = Deployment { sections: SectionStrategy::Auto, ..d.clone() };
+        let auto = d.clone().sections(SectionStrategy::Auto);
         let log = warnings_of(|| {
             for _ in 0..3 {
                 assert_eq!(plan(&SPLITTER, &d), plan(&SPLITTER, &auto), "keeps auto");
@@ -327,4 +317,77 @@ fn bad_replica_settings_are_rejected_with_the_value() {
         let err = Deployment::from_toml_str(toml).unwrap_err().to_string();
         assert!(err.contains(fragment), "{toml}: {err}");
     }
+}
+
+/// Each builder method sets the field it names and nothing else: the
+/// result equals the default with that one field assigned by hand (`==`
+/// compares every field, so also fields added later).
+#[test]
+fn each_builder_sets_exactly_its_field() {
+    let base = Deployment::default();
+    let rule = SectionRule::new(["alg/f#.*"]).unwrap();
+    let sections = SectionStrategy::Rules(vec![rule]);
+    let replicas: Replication = "alg/f#.*=3".parse().unwrap();
+    let workers = base.workers + 1;
+    // Every value differs from the default, so a builder that ignored its
+    // argument would fail too.
+    assert_ne!(sections, base.sections);
+    assert_ne!(base.batch_size, 7);
+    assert_ne!(base.arc_capacity, 9);
+    assert_ne!(replicas, base.replicas);
+    assert_ne!(IoMode::Unbatched, base.io);
+
+    let by_hand = |set: &dyn Fn(&mut Deployment)| {
+        let mut d = base.clone();
+        set(&mut d);
+        d
+    };
+    assert_eq!(base.clone().workers(workers), by_hand(&|d| d.workers = workers));
+    assert_eq!(base.clone().sections(sections.clone()), by_hand(&|d| d.sections = sections.clone()));
+    assert_eq!(base.clone().batch_size(7), by_hand(&|d| d.batch_size = 7));
+    assert_eq!(base.clone().arc_capacity(9), by_hand(&|d| d.arc_capacity = 9));
+    assert_eq!(base.clone().replicas(replicas.clone()), by_hand(&|d| d.replicas = replicas.clone()));
+    assert_eq!(base.clone().io(IoMode::Unbatched), by_hand(&|d| d.io = IoMode::Unbatched));
+
+    // All of them, in either order, and the last call of one method wins.
+    let all = base
+        .clone()
+        .workers(workers)
+        .sections(sections.clone())
+        .batch_size(7)
+        .arc_capacity(9)
+        .replicas(replicas.clone())
+        .io(IoMode::Unbatched);
+    let reversed = base
+        .clone()
+        .io(IoMode::Unbatched)
+        .replicas(replicas.clone())
+        .arc_capacity(9)
+        .batch_size(7)
+        .sections(sections.clone())
+        .workers(1)
+        .workers(workers);
+    assert_eq!(all, reversed);
+    assert_eq!(
+        (all.workers, &all.sections, all.batch_size, all.arc_capacity, &all.replicas, all.io),
+        (workers, &sections, 7, 9, &replicas, IoMode::Unbatched)
+    );
+}
+
+#[test]
+#[should_panic(expected = "Deployment::workers(0): expected a positive number")]
+fn zero_workers_are_rejected() {
+    let _ = Deployment::default().workers(0);
+}
+
+#[test]
+#[should_panic(expected = "Deployment::batch_size(0): expected a positive number")]
+fn a_zero_batch_size_is_rejected() {
+    let _ = Deployment::default().batch_size(0);
+}
+
+#[test]
+#[should_panic(expected = "Deployment::arc_capacity(0): expected a positive number")]
+fn a_zero_arc_capacity_is_rejected() {
+    let _ = Deployment::default().arc_capacity(0);
 }

@@ -35,7 +35,7 @@ fn sections_of(g: &GraphInfo, d: &Deployment) -> usize {
 
 /// What `auto` gives `g` with `d`'s workers.
 fn auto_sections(g: &GraphInfo, d: &Deployment) -> usize {
-    sections_of(g, &Deployment { sections: SectionStrategy::Auto, ..d.clone() })
+    sections_of(g, &d.clone().sections(SectionStrategy::Auto))
 }
 
 #[test]

@@ -21,7 +21,7 @@ fn plain_graph() {
 
 #[test]
 fn clusters_by_section_and_dashes_feedback() {
-    let d = Deployment { sections: SectionStrategy::PerOperator, ..Deployment::default() };
+    let d = Deployment::default().sections(SectionStrategy::PerOperator);
     let p = plan(&LOOPY, &d);
     let dot = to_dot(&LOOPY, Some(&p));
     for s in 0..4 {
@@ -40,7 +40,7 @@ fn clusters_by_section_and_dashes_feedback() {
 
 #[test]
 fn one_cluster_for_a_single_section() {
-    let d = Deployment { sections: SectionStrategy::Single, ..Deployment::default() };
+    let d = Deployment::default().sections(SectionStrategy::Single);
     let dot = to_dot(&PIPE, Some(&plan(&PIPE, &d)));
     assert_eq!(dot.matches("subgraph cluster_").count(), 1);
     assert_eq!(dot.matches("[label=\"pipe/").count(), 5);

@@ -21,7 +21,7 @@ fn process_environment() {
     assert_eq!((reports[0].sections, reports[0].plan.batch_size), (5, 8));
 
     // ...unless the program overrides it.
-    let d = Deployment { sections: SectionStrategy::Single, ..Deployment::default() };
+    let d = Deployment::default().sections(SectionStrategy::Single);
     let (_, reports) = profile(|| with_deployment(d, || run_pipeline(&PIPE, 100, |x| x)));
     assert_eq!(reports[0].sections, 1);
 

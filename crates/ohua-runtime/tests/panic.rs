@@ -35,14 +35,7 @@ fn a_panicking_operator_aborts_the_run_and_its_payload_is_reraised() {
     watchdog(60, move || {
         for sections in strategies {
             let label = sections.to_string();
-            let d = Deployment {
-                workers: 2,
-                sections,
-                batch_size: 4,
-                arc_capacity: 2,
-                replicas: Default::default(),
-                io: Default::default(),
-            };
+            let d = Deployment::default().workers(2).sections(sections).batch_size(4).arc_capacity(2);
             let msg = expect_panic(|| {
                 with_deployment(d, || {
                     run_pipeline(&BOOM, 100_000, |x| {
@@ -70,7 +63,7 @@ fn a_panicking_operator_aborts_the_run_and_its_payload_is_reraised() {
 fn non_string_payloads_reach_the_caller_unchanged() {
     #[derive(Debug, PartialEq)]
     struct MyError(u32);
-    let d = Deployment { workers: 2, sections: SectionStrategy::PerOperator, ..Deployment::default() };
+    let d = Deployment::default().workers(2).sections(SectionStrategy::PerOperator);
     let (payload, named) = watchdog(60, move || {
         let payload = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             with_deployment(d, || run_pipeline(&PIPE, 10, |_| std::panic::panic_any(MyError(42))))
@@ -99,7 +92,7 @@ fn a_missing_operator_is_reported_by_name() {
 
 #[test]
 fn a_run_without_result_names_the_algorithm() {
-    let d = Deployment { sections: SectionStrategy::Single, ..Deployment::default() };
+    let d = Deployment::default().sections(SectionStrategy::Single);
     let msg = expect_panic(|| {
         with_deployment(d, || {
             execute(&PIPE, |b| {
@@ -153,7 +146,7 @@ impl Drop for DropBomb {
 
 #[test]
 fn a_panicking_destructor_is_an_operator_panic() {
-    let d = Deployment { workers: 2, sections: SectionStrategy::PerOperator, ..Deployment::default() };
+    let d = Deployment::default().workers(2).sections(SectionStrategy::PerOperator);
     let (msg, named) = watchdog(60, move || {
         let msg = expect_panic(|| {
             with_deployment(d, || {

@@ -17,14 +17,7 @@ const N: u64 = 1_000_000;
 
 /// Batch 4 and capacity 2 force constant blocking, parking and waking.
 fn tiny(sections: SectionStrategy, workers: usize) -> Deployment {
-    Deployment {
-        workers,
-        sections,
-        batch_size: 4,
-        arc_capacity: 2,
-        replicas: Default::default(),
-        io: Default::default(),
-    }
+    Deployment::default().workers(workers).sections(sections).batch_size(4).arc_capacity(2)
 }
 
 /// Serialises the heavy tests: they oversubscribe the cores on their own, so
@@ -111,14 +104,7 @@ fn graphs_may_borrow_the_callers_data() {
 
 #[test]
 fn profile_reports_firings_per_operator() {
-    let d = Deployment {
-        workers: 2,
-        sections: SectionStrategy::Auto,
-        batch_size: 64,
-        arc_capacity: 128,
-        replicas: Default::default(),
-        io: Default::default(),
-    };
+    let d = Deployment::default().workers(2).sections(SectionStrategy::Auto).batch_size(64).arc_capacity(128);
     let (out, reports) = profile(|| with_deployment(d, || run_pipeline(&PIPE, 10_000, |x| x)));
     assert_eq!(out.len(), 10_000);
     assert_eq!(reports.len(), 1);

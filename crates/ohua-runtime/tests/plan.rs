@@ -8,14 +8,7 @@ use ohua_runtime::graph::ArcInfo;
 use ohua_runtime::graph::{GraphInfo, NodeInfo, OpKind};
 
 fn with(sections: SectionStrategy, workers: usize) -> Deployment {
-    Deployment {
-        workers,
-        sections,
-        batch_size: 32,
-        arc_capacity: 100,
-        replicas: Default::default(),
-        io: Default::default(),
-    }
+    Deployment::default().workers(workers).sections(sections).batch_size(32).arc_capacity(100)
 }
 
 /// Every section in `0..sections` holds at least one node.
@@ -36,14 +29,9 @@ fn assert_contiguous(g: &GraphInfo, p: &Plan) {
 fn capacities_and_batch() {
     let p = plan(&PIPE, &with(SectionStrategy::Single, 1));
     assert_eq!((p.batch_size, p.local_capacity, p.cross_capacity), (32, 48, 100));
-    let zero = Deployment {
-        workers: 0,
-        sections: SectionStrategy::Auto,
-        batch_size: 0,
-        arc_capacity: 0,
-        replicas: Default::default(),
-        io: Default::default(),
-    };
+    // The builder rejects zeros; fields assigned directly are clamped by `plan`.
+    let mut zero = Deployment::default().sections(SectionStrategy::Auto);
+    (zero.workers, zero.batch_size, zero.arc_capacity) = (0, 0, 0);
     let p = plan(&PIPE, &zero);
     assert_eq!((p.sections, p.batch_size, p.local_capacity, p.cross_capacity), (1, 1, 17, 1));
 }
@@ -176,7 +164,7 @@ static MAPPED: GraphInfo = GraphInfo {
 };
 
 fn replicated(sections: SectionStrategy, replicas: Replication) -> Deployment {
-    Deployment { replicas, ..with(sections, 2) }
+    with(sections, 2).replicas(replicas)
 }
 
 #[test]

@@ -173,7 +173,7 @@ pub fn sequential<R>(f: impl FnOnce() -> R) -> R {
 ///     }
 ///     sum
 /// }
-/// let per_op = Deployment { sections: SectionStrategy::PerOperator, ..Deployment::default() };
+/// let per_op = Deployment::default().sections(SectionStrategy::PerOperator);
 /// let (sum, reports) = ohua::profile(|| ohua::with_deployment(per_op, || total(vec![1, 2, 3])));
 /// assert_eq!(sum, 60);
 /// assert!(reports[0].sections > 1, "one section per operator");

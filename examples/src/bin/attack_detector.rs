@@ -259,22 +259,12 @@ fn main() {
     println!("attack_detector: {n} requests over 64 flows and {FILES} files");
 
     let (seq, t_seq) = best_of(runs, input, |(r, f)| ohua::sequential(|| attack_detector(r, f)));
-    let one = Deployment {
-        workers: 1,
-        sections: SectionStrategy::Single,
-        replicas: "off".parse().expect("valid"),
-        ..Deployment::default()
-    };
-    let pipeline = Deployment {
-        sections: SectionStrategy::PerOperator,
-        replicas: "off".parse().expect("valid"),
-        ..Deployment::default()
-    };
-    let replicated = Deployment {
-        sections: SectionStrategy::Single,
-        replicas: "attack_detector/.*=2".parse().expect("valid"),
-        ..Deployment::default()
-    };
+    let one =
+        Deployment::default().workers(1).sections(SectionStrategy::Single).replicas("off".parse().expect("valid"));
+    let pipeline = Deployment::default().sections(SectionStrategy::PerOperator).replicas("off".parse().expect("valid"));
+    let replicated = Deployment::default()
+        .sections(SectionStrategy::Single)
+        .replicas("attack_detector/.*=2".parse().expect("valid"));
     let (r_one, t_one) = best_of(runs, input, |(r, f)| ohua::with_deployment(one.clone(), || attack_detector(r, f)));
     let (r_pipe, t_pipe) =
         best_of(runs, input, |(r, f)| ohua::with_deployment(pipeline.clone(), || attack_detector(r, f)));

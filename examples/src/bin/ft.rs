@@ -174,7 +174,7 @@ fn main() {
     println!("ft: {n} signed requests from 16 clients, logged to {}", dir.display());
 
     let (seq, t_seq) = best_of(runs, || reqs.clone(), |r| ohua::sequential(|| ft(r, path("sequential.log"))));
-    let one = Deployment { workers: 1, sections: SectionStrategy::Single, ..Deployment::default() };
+    let one = Deployment::default().workers(1).sections(SectionStrategy::Single);
     let (r_one, t_one) =
         best_of(runs, || reqs.clone(), |r| ohua::with_deployment(one.clone(), || ft(r, path("one.log"))));
     ft(reqs.clone(), path("warm-up.log")); // the default deployment plans by measured cost from its 2nd run

@@ -281,14 +281,10 @@ fn main() {
         input_bytes as f64 / (1 << 20) as f64
     );
 
-    let split = Deployment {
-        sections: SectionStrategy::Rules(vec![
-            SectionRule::new(["record_pipeline/decompress#.*"]).expect("valid regex"),
-            SectionRule::new(["record_pipeline/(deserialize|filter|serialize|compress|write)#.*"])
-                .expect("valid regex"),
-        ]),
-        ..Deployment::default()
-    };
+    let split = Deployment::default().sections(SectionStrategy::Rules(vec![
+        SectionRule::new(["record_pipeline/decompress#.*"]).expect("valid regex"),
+        SectionRule::new(["record_pipeline/(deserialize|filter|serialize|compress|write)#.*"]).expect("valid regex"),
+    ]));
 
     let (seq, t_seq) = best_of(runs, || chunks.clone(), |c| ohua::sequential(|| record_pipeline(c)));
     let (hand, t_hand) = best_of(runs, || chunks.clone(), hand_threaded);

@@ -77,7 +77,7 @@ fn main() -> anyhow::Result<()> {
         }
         None => Run::Configured,
     };
-    let limits = Limits { max_connections: args.max_connections, stream_above: args.stream_above, ..Limits::default() };
+    let limits = Limits::default().max_connections(args.max_connections).stream_above(args.stream_above);
     let variant = if args.split { Variant::Split } else { Variant::Plain };
     let addr = SocketAddr::new(args.host, args.port);
     let server = web::start(addr, root, limits, variant, deployment).with_context(|| format!("listening on {addr}"))?;

@@ -119,7 +119,7 @@ impl Blog {
         let (html, io) = match variant.io_mode() {
             None => (ohua::sequential(|| blog::page(db, views, n, k)), Vec::new()),
             Some(io) => {
-                let deployment = Deployment { io, ..Deployment::default() };
+                let deployment = Deployment::default().io(io);
                 let page = || ohua::with_deployment(deployment.clone(), || blog::page(db, views, n, k));
                 if profiled {
                     let (html, reports) = ohua::profile(page);

@@ -111,15 +111,37 @@ pub use strategy::SectionStrategy;
 
 /// A deployment configuration.
 ///
+/// Built from [`Deployment::default`] (or [`Deployment::from_env`],
+/// [`Deployment::from_toml_str`]) with one method per setting, each named
+/// after the field it sets: [`workers`](Deployment::workers),
+/// [`sections`](Deployment::sections), [`batch_size`](Deployment::batch_size),
+/// [`arc_capacity`](Deployment::arc_capacity),
+/// [`replicas`](Deployment::replicas) and [`io`](Deployment::io). The
+/// methods reject a 0 count; the fields stay public for reading, and one
+/// assigned 0 directly counts as 1 in [`plan`]. The struct is
+/// `#[non_exhaustive]`: settings added later do not break code that builds
+/// a deployment.
+///
 /// # Example
 ///
 /// ```
-/// # mod ohua { pub use ohua_runtime::{context::*, deploy::*, graph::*, report::*}; }
-/// use ohua::{Deployment, SectionStrategy};
-/// let d = Deployment { workers: 2, sections: SectionStrategy::PerOperator, ..Deployment::default() };
-/// assert_eq!(d.batch_size, 1024);
+/// # mod ohua { pub use ohua_runtime::deploy::Deployment; pub mod deploy { pub use ohua_runtime::deploy::*; } }
+/// use ohua::{deploy::SectionStrategy, Deployment};
+/// let d = Deployment::default().workers(2).sections(SectionStrategy::PerOperator);
+/// assert_eq!((d.workers, d.sections), (2, SectionStrategy::PerOperator));
+/// assert_eq!(d.batch_size, 1024, "the rest keep their defaults");
+/// ```
+///
+/// Outside the crate that defines it, a struct literal does not compile,
+/// not even with `..Deployment::default()`:
+///
+/// ```compile_fail,E0639
+/// # mod ohua { pub use ohua_runtime::deploy::Deployment; }
+/// use ohua::Deployment;
+/// let d = Deployment { workers: 2, ..Deployment::default() };
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Deployment {
     /// Number of worker threads the `auto` strategy plans for.
     pub workers: usize,
@@ -194,4 +216,132 @@ impl Deployment {
     pub fn from_toml_str(s: &str) -> Result<Deployment, DeployError> {
         file::apply_toml(Deployment::default(), s)
     }
+
+    /// The same deployment, with `workers` worker threads for the `auto`
+    /// strategy to plan for (the `workers` key, `OHUA_WORKERS`).
+    ///
+    /// # Panics
+    ///
+    /// If `workers` is 0 (the file and the variable reject it too).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// # mod ohua { pub use ohua_runtime::deploy::Deployment; pub mod deploy { pub use ohua_runtime::deploy::*; } }
+    /// use ohua::Deployment;
+    /// assert_eq!(Deployment::default().workers(3).workers, 3);
+    /// ```
+    #[must_use]
+    #[track_caller]
+    pub fn workers(mut self, workers: usize) -> Deployment {
+        self.workers = positive("workers", workers);
+        self
+    }
+
+    /// The same deployment, with operators grouped into sections by
+    /// `sections` (the `sections` key and `[[section]]` rules,
+    /// `OHUA_SECTIONS`).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// # mod ohua { pub use ohua_runtime::deploy::Deployment; pub mod deploy { pub use ohua_runtime::deploy::*; } }
+    /// use ohua::{deploy::{SectionRule, SectionStrategy}, Deployment};
+    /// let d = Deployment::default().sections(SectionStrategy::Single);
+    /// assert_eq!(d.sections, SectionStrategy::Single);
+    /// let rules = vec![SectionRule::new(["word_freq/split#.*"]).unwrap()];
+    /// let d = Deployment::default().sections(SectionStrategy::Rules(rules));
+    /// assert!(matches!(d.sections, SectionStrategy::Rules(ref r) if r.len() == 1));
+    /// ```
+    #[must_use]
+    pub fn sections(mut self, sections: SectionStrategy) -> Deployment {
+        self.sections = sections;
+        self
+    }
+
+    /// The same deployment, with operators doing up to `batch_size` firings
+    /// per step (the `batch_size` key, `OHUA_BATCH`).
+    ///
+    /// # Panics
+    ///
+    /// If `batch_size` is 0 (the file and the variable reject it too).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// # mod ohua { pub use ohua_runtime::deploy::Deployment; pub mod deploy { pub use ohua_runtime::deploy::*; } }
+    /// use ohua::Deployment;
+    /// assert_eq!(Deployment::default().batch_size(64).batch_size, 64);
+    /// ```
+    #[must_use]
+    #[track_caller]
+    pub fn batch_size(mut self, batch_size: usize) -> Deployment {
+        self.batch_size = positive("batch_size", batch_size);
+        self
+    }
+
+    /// The same deployment, with room for `arc_capacity` packets on an arc
+    /// between two sections (the `arc_capacity` key, `OHUA_ARC_CAPACITY`).
+    ///
+    /// # Panics
+    ///
+    /// If `arc_capacity` is 0 (the file and the variable reject it too).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// # mod ohua { pub use ohua_runtime::deploy::Deployment; pub mod deploy { pub use ohua_runtime::deploy::*; } }
+    /// use ohua::Deployment;
+    /// assert_eq!(Deployment::default().arc_capacity(8).arc_capacity, 8);
+    /// ```
+    #[must_use]
+    #[track_caller]
+    pub fn arc_capacity(mut self, arc_capacity: usize) -> Deployment {
+        self.arc_capacity = positive("arc_capacity", arc_capacity);
+        self
+    }
+
+    /// The same deployment, with replicable operators replicated per
+    /// `replicas` (the `replicas` key and `[[replicate]]` rules,
+    /// `OHUA_REPLICAS`). Rules are easiest written as text (see
+    /// [`Replication`]'s `FromStr`).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// # mod ohua { pub use ohua_runtime::deploy::Deployment; pub mod deploy { pub use ohua_runtime::deploy::*; } }
+    /// use ohua::{deploy::Replication, Deployment};
+    /// let d = Deployment::default().replicas(Replication::Off);
+    /// assert_eq!(d.replicas, Replication::Off);
+    /// let d = Deployment::default().replicas("index/.*=4".parse().unwrap());
+    /// assert_eq!(d.replicas.by_rules("index/lookup#2"), Some(4));
+    /// ```
+    #[must_use]
+    pub fn replicas(mut self, replicas: Replication) -> Deployment {
+        self.replicas = replicas;
+        self
+    }
+
+    /// The same deployment, with data source batches sent per `io` (the
+    /// `io` key, `OHUA_IO`).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// # mod ohua { pub use ohua_runtime::deploy::Deployment; pub mod deploy { pub use ohua_runtime::deploy::*; } }
+    /// use ohua::{deploy::IoMode, Deployment};
+    /// assert_eq!(Deployment::default().io(IoMode::Serial).io, IoMode::Serial);
+    /// ```
+    #[must_use]
+    pub fn io(mut self, io: IoMode) -> Deployment {
+        self.io = io;
+        self
+    }
+}
+
+/// `n`, if it is positive; the builders' check.
+#[track_caller]
+fn positive(key: &str, n: usize) -> usize {
+    assert!(n > 0, "Deployment::{key}({n}): expected a positive number");
+    n
 }

@@ -25,13 +25,13 @@ const MARKER_ROOM: usize = 16;
 ///     ],
 ///     arcs: &[],
 /// };
-/// let d = Deployment { sections: SectionStrategy::PerOperator, ..Deployment::default() };
+/// let d = Deployment::default().sections(SectionStrategy::PerOperator);
 /// let p = plan(&G, &d);
 /// assert_eq!((p.sections, p.section_of.clone()), (2, vec![0, 1]));
 /// assert_eq!(p.local_capacity, d.batch_size + 16);
 ///
 /// // Three replicas of `b`: replica 0 in b's section, two more sections.
-/// let d = Deployment { replicas: "g/b#.*=3".parse().unwrap(), ..d };
+/// let d = d.replicas("g/b#.*=3".parse().unwrap());
 /// let p = plan(&G, &d);
 /// assert_eq!((p.sections, p.replicas.clone()), (4, vec![1, 3]));
 /// assert_eq!(p.replica_sections[1], vec![1, 2, 3]);

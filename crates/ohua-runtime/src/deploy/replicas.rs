@@ -55,6 +55,10 @@ pub enum Replication {
 /// One replica rule: operators whose name matches `ops` run on `replicas`
 /// replicas.
 ///
+/// Made by [`ReplicaRule::new`], which checks the count, or parsed with a
+/// [`Replication`]; the struct is `#[non_exhaustive]`, so a struct literal
+/// does not compile outside this crate.
+///
 /// # Example
 ///
 /// ```
@@ -65,6 +69,7 @@ pub enum Replication {
 /// assert!(rule.ops.matches("pipe/parse#2"));
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ReplicaRule {
     /// The operators the rule applies to (anchored patterns, as for sections).
     pub ops: SectionRule,
