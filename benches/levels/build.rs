@@ -20,6 +20,8 @@ fn main() {
     for f in ["build.rs", "src/graph.rs", "src/sets.rs", "src/emit_ohua.rs"] {
         println!("cargo:rerun-if-changed={f}");
     }
+    // `sets::GRAPHS_PER_LEVEL` reads it (`option_env!`).
+    println!("cargo:rerun-if-env-changed=OHUA_LEVELS_GRAPHS");
     let mut out = String::new();
     let mut table = String::from("/// Every compiled program.\npub static COMPILED: &[Compiled] = &[\n");
     for spec in sets::all() {

@@ -3,19 +3,15 @@
 use crate::arc::{self, Receiver, Sender};
 use crate::deploy::Plan;
 use crate::graph::GraphInfo;
-use crate::keyed::{KeyFn, Keyed};
-use crate::node::call::Call;
 use crate::node::chain::Stage;
-use crate::node::fan::{FanSticky, StickyJoin};
 use crate::node::inputs::DataInputs;
-use crate::node::keyed::KeyedScatter;
 use crate::node::outputs::OutputSet;
 use crate::node::replicate::{order_capacity, Gather, Scatter, LANE_DEPTH, REORDER_DEPTH};
-use crate::node::sticky::{Sticky, StickySet};
 use crate::node::Node;
 use crate::port::{In, Out};
 use crate::sync::Waker;
 
+use super::call_ports::CallPorts;
 use super::parts::End;
 use super::ResultSlot;
 pub(crate) use crate::node::install::{Install, Role};
@@ -185,7 +181,7 @@ impl<'a> Builder<'a> {
     /// as `node(id, Call::new(..))`, written so that generated code stays
     /// short (`b.call(3, (r1,), (), (s2,)).run(move |(x,), ()| ..)`).
     pub fn call<I, S, O>(&mut self, id: usize, inputs: I, sticky: S, outputs: O) -> CallPorts<'_, 'a, I, S, O> {
-        CallPorts { builder: self, id, inputs, sticky, outputs }
+        CallPorts::new(self, id, inputs, sticky, outputs)
     }
 
     /// Install the operator for node `id` (an index into [`GraphInfo::nodes`]).
@@ -201,7 +197,7 @@ impl<'a> Builder<'a> {
     /// The checks of [`Builder::node`], compiled once rather than per
     /// operator type.
     #[inline(never)]
-    fn install(&mut self, id: usize, node: Box<dyn Node + 'a>) {
+    pub(super) fn install(&mut self, id: usize, node: Box<dyn Node + 'a>) {
         let algorithm = self.graph.algorithm;
         let fused = self.fused_into.get(id).copied().flatten();
         let slot = self.nodes.get_mut(id).unwrap_or_else(|| {
@@ -398,193 +394,5 @@ impl<'a> Install<'a> for Builder<'a> {
 
     fn install_extra(&mut self, anchor: usize, role: Role, node: Box<dyn Node + 'a>) {
         Builder::install_extra(self, anchor, role, node)
-    }
-}
-
-/// A call operator's ports, waiting for its function ([`Builder::call`]).
-pub struct CallPorts<'b, 'a, I, S, O> {
-    builder: &'b mut Builder<'a>,
-    id: usize,
-    inputs: I,
-    sticky: S,
-    outputs: O,
-}
-
-/// A call's function behind a pointer.
-///
-/// Every statement of an algorithm is a closure with a type of its own. Run
-/// as a generic `Call<I, S, O, F>`, every statement had the whole operator
-/// (its step, its firing loop, its replicas) compiled for it, and a large
-/// algorithm spent most of its release build in LLVM on those copies
-/// (BENCHMARKS.md, "Compile time"). Behind this pointer, the operator is
-/// compiled once per port types, shared by every statement with the same
-/// inputs and outputs; per statement only the closure's body remains. The
-/// price is an indirect call per firing, beside the packet moves a firing
-/// costs anyway (the A/B is in BENCHMARKS.md).
-pub type CallFn<'a, I, S, O> = Box<
-    dyn FnMut(<I as DataInputs>::Item, <S as StickySet>::Values) -> (<S as StickySet>::Values, <O as OutputSet>::Item)
-        + Send
-        + 'a,
->;
-
-impl<'a, I, S, O> CallPorts<'_, 'a, I, S, O>
-where
-    I: DataInputs + 'a,
-    S: StickySet + 'a,
-    O: OutputSet + 'a,
-{
-    /// Install the operator running `f` once per activation.
-    ///
-    /// # Panics
-    ///
-    /// As [`Builder::node`].
-    #[inline(never)]
-    pub fn run<F>(self, f: F)
-    where
-        F: FnMut(I::Item, S::Values) -> (S::Values, O::Item) + Send + 'a,
-    {
-        self.run_boxed(Box::new(f));
-    }
-
-    /// [`CallPorts::run`] with the function behind a pointer ([`CallFn`]):
-    /// compiled once per port types, not once per statement.
-    #[inline(never)]
-    fn run_boxed(self, f: CallFn<'a, I, S, O>) {
-        self.builder.node(self.id, Call::new(self.inputs, self.sticky, self.outputs, f));
-    }
-}
-
-/// `n` copies of a call's function, each behind its own pointer: the part
-/// of installing replicas that depends on the statement's closure type.
-fn copies<'a, I, S, O, F>(f: F, n: usize) -> Vec<CallFn<'a, I, S, O>>
-where
-    I: DataInputs,
-    S: StickySet,
-    O: OutputSet,
-    F: FnMut(I::Item, S::Values) -> (S::Values, O::Item) + Clone + Send + 'a,
-{
-    (0..n).map(|_| Box::new(f.clone()) as CallFn<'a, I, S, O>).collect()
-}
-
-impl<'a, I, S, O> CallPorts<'_, 'a, I, S, O>
-where
-    I: DataInputs + 'a,
-    S: FanSticky + 'a,
-    O: OutputSet + 'a,
-    I::Item: Send + 'a,
-    O::Item: Send + 'a,
-{
-    /// Install the operator of a call without state (a replicable node,
-    /// whose sticky inputs, if any, are read-only values of a `Clone` type):
-    /// as [`CallPorts::run`] if the plan runs it once, else on the plan's
-    /// replicas, each with its own clone of `f` and of the sticky values,
-    /// results merged back in order (`node/replicate.rs`, `node/fan.rs`).
-    ///
-    /// # Panics
-    ///
-    /// As [`Builder::node`].
-    #[inline(never)]
-    pub fn run_replicable<F>(self, f: F)
-    where
-        F: FnMut(I::Item, S::Values) -> (S::Values, O::Item) + Clone + Send + 'a,
-    {
-        if !self.builder.plan.is_replicated(self.id) {
-            return self.run_boxed(Box::new(f));
-        }
-        let n = self.builder.plan.replicas[self.id];
-        self.run_replicas(copies::<I, S, O, F>(f, n));
-    }
-
-    /// [`CallPorts::run_replicable`] on a replicated node, one function per
-    /// replica: compiled once per port types.
-    #[inline(never)]
-    fn run_replicas(self, fs: Vec<CallFn<'a, I, S, O>>) {
-        let CallPorts { builder, id, inputs, sticky, outputs } = self;
-        let mut copies = sticky.fan(builder, id, builder.plan.replicas[id]).into_iter();
-        let mut fs = fs.into_iter();
-        let holds = S::HOLDS_VALUES;
-        builder.replicate(
-            id,
-            inputs,
-            outputs,
-            holds,
-            // Functions, not closures: a closure has a type of its own at
-            // every call site, and so had the scatter and the gather
-            // compiled for it (BENCHMARKS.md, "Compile time").
-            std::convert::identity,
-            std::convert::identity,
-            |_, lane_in, lane_out| {
-                let mut f = fs.next().expect("one function per replica");
-                let sticky = copies.next().expect("one set of sticky values per replica");
-                Call::new((lane_in,), sticky, (lane_out,), move |(args,), values| {
-                    let (values, results) = f(args, values);
-                    (values, (results,))
-                })
-            },
-        );
-    }
-}
-
-/// The key-group function of a call on a keyed state, behind a pointer (as
-/// [`CallFn`]).
-type KeyRoute<'a, A, T> = Box<dyn FnMut(&A, KeyFn<T>) -> usize + Send + 'a>;
-
-impl<'a, I, T, O> CallPorts<'_, 'a, I, (Sticky<T>,), O>
-where
-    I: DataInputs + 'a,
-    O: OutputSet + 'a,
-    I::Item: Send + 'a,
-    O::Item: Send + 'a,
-    T: Keyed + 'a,
-{
-    /// Install the operator of a call on a keyed state ([`crate::keyed`])
-    /// whose only sticky input is that state: as [`CallPorts::run`] if the
-    /// plan runs it once, else on the plan's replicas, each owning the part
-    /// of the state for its key groups; `key` gives an item's key group
-    /// (`node/keyed.rs`).
-    ///
-    /// # Panics
-    ///
-    /// As [`Builder::node`].
-    #[inline(never)]
-    pub fn run_keyed<F, K>(self, f: F, key: K)
-    where
-        F: FnMut(I::Item, (T,)) -> ((T,), O::Item) + Clone + Send + 'a,
-        K: FnMut(&I::Item, KeyFn<T>) -> usize + Send + 'a,
-    {
-        if !self.builder.plan.is_replicated(self.id) {
-            return self.run_boxed(Box::new(f));
-        }
-        let n = self.builder.plan.replicas[self.id];
-        self.run_keyed_replicas(copies::<I, (Sticky<T>,), O, F>(f, n), Box::new(key));
-    }
-
-    /// [`CallPorts::run_keyed`] on a replicated node, one function per
-    /// replica: compiled once per port types.
-    #[inline(never)]
-    fn run_keyed_replicas(self, fs: Vec<CallFn<'a, I, (Sticky<T>,), O>>, key: KeyRoute<'a, I::Item, T>) {
-        let CallPorts { builder, id, inputs, sticky: (sticky,), outputs } = self;
-        let (state, home, release) = sticky.into_parts();
-        let (to_replicas, lanes) = builder.lanes::<I::Item>(id, true, LANE_DEPTH);
-        let (parts_out, parts_in) = builder.lanes::<T>(id, true, LANE_DEPTH);
-        let (results_out, results_in) = builder.lanes::<O::Item>(id, false, REORDER_DEPTH);
-        let (released_out, released_in) = builder.lanes::<T>(id, false, LANE_DEPTH);
-        let (order, order_rx) = builder.order_arc(id);
-        let groups = builder.plan.groups[id].clone();
-        let scatter =
-            KeyedScatter::new(inputs, state, to_replicas, parts_out, order, key).balanced(groups, builder.graph, id);
-        builder.install(id, Box::new(scatter));
-        let replicas = lanes.into_iter().zip(parts_in).zip(results_out).zip(released_out);
-        for (k, ((((lane, part), results), released), mut f)) in replicas.zip(fs).enumerate() {
-            let part = Sticky::new(In::new(part), home, Out::new(vec![released]));
-            let replica = Call::new((In::new(lane),), (part,), (Out::new(vec![results]),), move |(args,), state| {
-                let (state, results) = f(args, state);
-                (state, (results,))
-            });
-            builder.install_extra(id, Role::Replica(k), Box::new(replica));
-        }
-        let gather = Gather::with_markers_in_lanes(order_rx, results_in, outputs, |results| results);
-        builder.install_extra(id, Role::Merge, Box::new(gather));
-        builder.install_extra(id, Role::Merge, Box::new(StickyJoin::new(released_in, release, T::merge)));
     }
 }

@@ -13,6 +13,7 @@
 #![doc = include_str!("README.md")]
 
 pub(crate) mod builder;
+mod call_ports;
 mod checks;
 mod handover;
 mod monitor;
@@ -26,7 +27,8 @@ mod threads;
 mod timing;
 
 pub use crate::node::slot::ResultSlot;
-pub use builder::{Builder, CallPorts};
+pub use builder::Builder;
+pub use call_ports::{CallFn, CallPorts, HoldFn};
 pub use checks::{crossing, shared, CrossesOperators, SharedByOperators};
 pub use observe::{OHUA_DOT, OHUA_EXPLAIN, OHUA_REPORT};
 pub use parts::{part, End};
