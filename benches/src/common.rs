@@ -86,7 +86,7 @@ pub fn machine() {
         "commit  : {}",
         command_output("git", &["rev-parse", "--short", "HEAD"]).unwrap_or_else(|| "unknown".into())
     );
-    let fences = if ohua_runtime::sync::is_asymmetric() {
+    let fences = if ohua_runtime::report::fences_are_asymmetric() {
         "asymmetric (membarrier on the parking side, compiler fence on the waking side)"
     } else {
         "symmetric (SeqCst on both sides)"

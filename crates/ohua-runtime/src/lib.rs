@@ -65,6 +65,6 @@ mod pool;
 pub mod port;
 pub mod report;
 mod stats;
-pub mod sync;
+pub(crate) mod sync;
 pub mod update;
 mod util;

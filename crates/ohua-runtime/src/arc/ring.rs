@@ -70,9 +70,10 @@ impl<T> Drop for Ring<T> {
 pub(crate) fn ring<T>(capacity: usize) -> (Producer<T>, Consumer<T>) {
     let capacity = capacity.max(1);
     let size = capacity.next_power_of_two();
-    // A plain loop: an iterator chain here was compiled once per arc type
-    // into some hundred lines of LLVM IR (`cargo llvm-lines`).
-    let slots = empty_slots(size);
+    // Not touched one by one (see `SlotCell::empty_slots`): an iterator
+    // chain here was compiled once per arc type into some hundred lines of
+    // LLVM IR (`cargo llvm-lines`), and a loop cost milliseconds per run.
+    let slots = SlotCell::empty_slots(size);
     let ring = Arc::new(Ring {
         slots,
         mask: size - 1,
@@ -86,30 +87,6 @@ pub(crate) fn ring<T>(capacity: usize) -> (Producer<T>, Consumer<T>) {
     let producer = Producer { ring: ring.clone(), tail: 0, published: 0, head_seen: 0, abandoned: false };
     let consumer = Consumer { ring, head: 0, published: 0, tail_seen: Cell::new(0) };
     (producer, consumer)
-}
-
-/// `size` empty slots, not touched: a slot is an `UnsafeCell` of a
-/// `MaybeUninit`, for which any bytes are valid, so the buffer needs no
-/// writes (a run creates hundreds of arcs of thousands of slots; a loop
-/// over them cost milliseconds per run where the arc's type is compiled
-/// at opt-level 0, and touched every page).
-#[cfg(not(loom))]
-fn empty_slots<T>(size: usize) -> Vec<SlotCell<T>> {
-    let mut slots = Vec::with_capacity(size);
-    // SAFETY: `SlotCell<T>` is `UnsafeCell<MaybeUninit<T>>`, valid
-    // uninitialised, and the capacity is `size`.
-    unsafe { slots.set_len(size) };
-    slots
-}
-
-/// `size` empty slots (loom's cells carry state: made one by one).
-#[cfg(loom)]
-fn empty_slots<T>(size: usize) -> Vec<SlotCell<T>> {
-    let mut slots = Vec::with_capacity(size);
-    for _ in 0..size {
-        slots.push(SlotCell::new(std::mem::MaybeUninit::uninit()));
-    }
-    slots
 }
 
 /// The writing end.

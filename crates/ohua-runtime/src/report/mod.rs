@@ -19,6 +19,28 @@ pub use dot::to_dot;
 use crate::deploy::Plan;
 use crate::graph::GraphInfo;
 
+/// Whether this process's sections sleep and wake with asymmetric fences:
+/// `membarrier(2)` on the side about to park and a compiler fence on the
+/// waking side (Linux, where the system call is available), rather than a
+/// `SeqCst` fence on both sides. Decided once per process, on the first
+/// run or the first call of this function, and never changed after that.
+///
+/// Benchmarks print it in their headers: with `batch_size = 1` the fences
+/// are a large part of the cost of a message between sections, so numbers
+/// taken under the two modes do not compare.
+///
+/// # Example
+///
+/// ```
+/// let mode = if ohua_runtime::report::fences_are_asymmetric() { "asymmetric" } else { "symmetric" };
+/// println!("fences: {mode}");
+/// // Decided once: asking again gives the same answer.
+/// assert_eq!(ohua_runtime::report::fences_are_asymmetric(), mode == "asymmetric");
+/// ```
+pub fn fences_are_asymmetric() -> bool {
+    crate::sync::is_asymmetric()
+}
+
 /// Measurements of one run of one algorithm.
 ///
 /// # Example

@@ -23,8 +23,9 @@
 //! release (0.2.3) fails to link on Linux (it asks for `-lwindows`), and the
 //! part needed is one system call. Where the system call is missing (other
 //! systems, old kernels, seccomp), both sides issue a `SeqCst` fence. Under
-//! loom this module is not used: both sides issue loom's `SeqCst` fence,
-//! the symmetric protocol the loom models check.
+//! loom this module is not built (it is part of `std_impl.rs`):
+//! `loom_impl.rs` issues loom's `SeqCst` fence on both sides, the symmetric
+//! protocol the loom models check.
 
 use std::sync::atomic::{compiler_fence, fence, AtomicU8, Ordering};
 

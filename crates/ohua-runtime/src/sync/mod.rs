@@ -2,47 +2,35 @@
 //!
 //! Importing atomics, parkers and threads only through this module keeps the
 //! protocols checkable with a model checker: built with `--cfg loom`, the
-//! atomics, `Arc`, `Mutex` and the ring's slot cells are loom's, and the
-//! loom models in `arc/ring.rs` explore every interleaving of the arc
-//! protocol (`RUSTFLAGS="--cfg loom" cargo test -p ohua-runtime --release --lib loom`).
+//! atomics, `Arc`, `Mutex` and the ring's slot cells are loom's (one switch
+//! between `std_impl.rs` and `loom_impl.rs`), and the loom models explore
+//! every interleaving of the protocols that use them
+//! (`RUSTFLAGS="--cfg loom" cargo test -p ohua-runtime --release --lib loom`).
 //!
-#![doc = include_str!("sync/README.md")]
+#![doc = include_str!("README.md")]
 
-#[cfg(loom)]
-pub use loom::sync::atomic::{fence, AtomicBool, AtomicIsize, AtomicU64, AtomicU8, AtomicUsize, Ordering};
-#[cfg(loom)]
-pub use loom::sync::{Arc, Condvar, Mutex, MutexGuard};
+// The one switch: `imp` is `std`'s primitives, or loom's under `--cfg loom`.
+// Both files implement the same API (README.md, "The shim"); nothing else in
+// the runtime names loom or `std::sync::atomic` for a primitive.
 #[cfg(not(loom))]
-pub use std::sync::atomic::{fence, AtomicBool, AtomicIsize, AtomicU64, AtomicU8, AtomicUsize, Ordering};
+mod std_impl;
 #[cfg(not(loom))]
-pub use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std_impl as imp;
+#[cfg(loom)]
+mod loom_impl;
+#[cfg(loom)]
+use loom_impl as imp;
+
+pub use imp::{
+    fence, heavy_fence, init_fences, is_asymmetric, light_fence, Arc, AtomicBool, AtomicIsize, AtomicU64, AtomicU8,
+    AtomicUsize, Condvar, Mutex, MutexGuard, Ordering, SlotCell,
+};
 
 pub use crossbeam_utils::sync::{Parker, Unparker};
+pub use crossbeam_utils::{Backoff, CachePadded};
 
-#[cfg(not(loom))]
-mod asymmetric;
 mod quiet;
-/// The sleep/wake protocol's fences: `light_fence` on the waker's side (every
-/// flush), `heavy_fence` on the side about to park (see `sync/asymmetric.rs`).
-#[cfg(not(loom))]
-pub use asymmetric::{heavy as heavy_fence, init as init_fences, is_asymmetric, light as light_fence};
 pub use quiet::Quiet;
-
-/// Under loom both sides of the pair issue a `SeqCst` fence.
-#[cfg(loom)]
-pub fn light_fence() {
-    fence(Ordering::SeqCst);
-}
-
-/// Under loom both sides of the pair issue a `SeqCst` fence.
-#[cfg(loom)]
-pub fn heavy_fence() {
-    fence(Ordering::SeqCst);
-}
-
-/// Nothing to decide under loom.
-#[cfg(loom)]
-pub fn init_fences() {}
 
 /// Process-wide state that is not part of any protocol the model checker
 /// explores (the `auto` planner's measured costs, the worker pool in
@@ -51,94 +39,10 @@ pub fn init_fences() {}
 pub mod process {
     pub use std::sync::{Arc, Condvar, Mutex, OnceLock};
 }
-pub use crossbeam_utils::{Backoff, CachePadded};
 
 /// Threads: the worker pool's threads (`src/pool.rs`), which run sections
 /// that borrow non-`'static` data through a scope that waits for them.
 pub use std::thread;
-
-/// One slot of an arc's ring: a possibly uninitialised `T` that the two ends
-/// of the arc hand to each other through the ring's indices.
-///
-/// Every access is `unsafe` because only the ring protocol (`arc/README.md`)
-/// knows which end owns the slot; keeping the cell here lets a model checker
-/// swap in a cell that tracks those accesses.
-#[cfg(not(loom))]
-pub struct SlotCell<T>(std::cell::UnsafeCell<std::mem::MaybeUninit<T>>);
-
-#[cfg(not(loom))]
-impl<T> SlotCell<T> {
-    /// An empty (or pre-filled) slot.
-    pub fn new(v: std::mem::MaybeUninit<T>) -> Self {
-        SlotCell(std::cell::UnsafeCell::new(v))
-    }
-
-    /// Fill the slot.
-    ///
-    /// # Safety
-    ///
-    /// The caller owns the slot and it is empty (a previous value was read or
-    /// dropped).
-    #[inline(always)]
-    pub unsafe fn write(&self, v: T) {
-        (*self.0.get()).write(v);
-    }
-
-    /// Move the value out; the slot is empty afterwards.
-    ///
-    /// # Safety
-    ///
-    /// The caller owns the slot and it is full.
-    #[inline(always)]
-    pub unsafe fn read(&self) -> T {
-        (*self.0.get()).assume_init_read()
-    }
-
-    /// Borrow the value.
-    ///
-    /// # Safety
-    ///
-    /// The caller owns the slot, it is full, and nobody writes it while the
-    /// borrow lives.
-    #[inline(always)]
-    pub unsafe fn get_ref(&self) -> &T {
-        (*self.0.get()).assume_init_ref()
-    }
-
-    /// Drop the value in place.
-    ///
-    /// # Safety
-    ///
-    /// The caller owns the slot and it is full.
-    pub unsafe fn drop_in_place(&self) {
-        (*self.0.get()).assume_init_drop();
-    }
-}
-
-/// Under loom: the same API over loom's tracked cell, so the model checker
-/// sees every slot access and reports a read racing a write.
-#[cfg(loom)]
-pub struct SlotCell<T>(loom::cell::UnsafeCell<std::mem::MaybeUninit<T>>);
-
-#[cfg(loom)]
-#[allow(missing_docs, clippy::missing_safety_doc)]
-impl<T> SlotCell<T> {
-    pub fn new(v: std::mem::MaybeUninit<T>) -> Self {
-        SlotCell(loom::cell::UnsafeCell::new(v))
-    }
-    pub unsafe fn write(&self, v: T) {
-        self.0.with_mut(|p| (*p).write(v));
-    }
-    pub unsafe fn read(&self) -> T {
-        self.0.with(|p| (*p).assume_init_read())
-    }
-    pub unsafe fn get_ref(&self) -> &T {
-        self.0.with(|p| (*p).assume_init_ref())
-    }
-    pub unsafe fn drop_in_place(&self) {
-        self.0.with_mut(|p| (*p).assume_init_drop());
-    }
-}
 
 /// Whether a section is about to sleep, and how to wake it.
 ///

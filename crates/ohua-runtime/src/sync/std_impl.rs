@@ -1,0 +1,79 @@
+//! The real primitives: `std`'s atomics, `Arc`, `Mutex` and `Condvar`, the
+//! ring's slot cell over a plain `UnsafeCell`, and the asymmetric fences of
+//! the sleep/wake protocol (`asymmetric.rs`). `loom_impl.rs` implements the
+//! same API over loom; `mod.rs` picks one of the two.
+
+pub use std::sync::atomic::{fence, AtomicBool, AtomicIsize, AtomicU64, AtomicU8, AtomicUsize, Ordering};
+pub use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+
+#[path = "asymmetric.rs"]
+mod asymmetric;
+/// The sleep/wake protocol's fences: `light_fence` on the waker's side (every
+/// flush), `heavy_fence` on the side about to park (see `sync/asymmetric.rs`);
+/// `init_fences` decides once per process whether they are asymmetric
+/// (`membarrier`) or a `SeqCst` fence each, and `is_asymmetric` tells which.
+pub use asymmetric::{heavy as heavy_fence, init as init_fences, is_asymmetric, light as light_fence};
+
+/// One slot of an arc's ring: a possibly uninitialised `T` that the two ends
+/// of the arc hand to each other through the ring's indices.
+///
+/// Every access is `unsafe` because only the ring protocol (`arc/README.md`)
+/// knows which end owns the slot; keeping the cell here lets a model checker
+/// swap in a cell that tracks those accesses.
+pub struct SlotCell<T>(std::cell::UnsafeCell<std::mem::MaybeUninit<T>>);
+
+impl<T> SlotCell<T> {
+    /// `size` empty slots, not touched: a slot is an `UnsafeCell` of a
+    /// `MaybeUninit`, for which any bytes are valid, so the buffer needs no
+    /// writes (a run creates hundreds of arcs of thousands of slots; a loop
+    /// over them cost milliseconds per run where the arc's type is compiled
+    /// at opt-level 0, and touched every page).
+    pub fn empty_slots(size: usize) -> Vec<Self> {
+        let mut slots = Vec::with_capacity(size);
+        // SAFETY: `SlotCell<T>` is `UnsafeCell<MaybeUninit<T>>`, valid
+        // uninitialised, and the capacity is `size`.
+        unsafe { slots.set_len(size) };
+        slots
+    }
+
+    /// Fill the slot.
+    ///
+    /// # Safety
+    ///
+    /// The caller owns the slot and it is empty (a previous value was read or
+    /// dropped).
+    #[inline(always)]
+    pub unsafe fn write(&self, v: T) {
+        (*self.0.get()).write(v);
+    }
+
+    /// Move the value out; the slot is empty afterwards.
+    ///
+    /// # Safety
+    ///
+    /// The caller owns the slot and it is full.
+    #[inline(always)]
+    pub unsafe fn read(&self) -> T {
+        (*self.0.get()).assume_init_read()
+    }
+
+    /// Borrow the value.
+    ///
+    /// # Safety
+    ///
+    /// The caller owns the slot, it is full, and nobody writes it while the
+    /// borrow lives.
+    #[inline(always)]
+    pub unsafe fn get_ref(&self) -> &T {
+        (*self.0.get()).assume_init_ref()
+    }
+
+    /// Drop the value in place.
+    ///
+    /// # Safety
+    ///
+    /// The caller owns the slot and it is full.
+    pub unsafe fn drop_in_place(&self) {
+        (*self.0.get()).assume_init_drop();
+    }
+}
