@@ -176,7 +176,7 @@ impl<'a> Builder<'a> {
         (End::new(Out::new(vec![tx])), End::new(In::new(rx)))
     }
 
-    /// Start installing a [`Call`] operator for node `id` with these ports;
+    /// Start installing a [`Call`](crate::node::call::Call) operator for node `id` with these ports;
     /// [`CallPorts::run`] gives it its function and installs it. The same
     /// as `node(id, Call::new(..))`, written so that generated code stays
     /// short (`b.call(3, (r1,), (), (s2,)).run(move |(x,), ()| ..)`).
