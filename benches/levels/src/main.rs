@@ -6,12 +6,15 @@
 //!
 //! `ohua-levels-bench [--quick] [--latency-ms N] [--slow-ms N] [--no-js]
 //! [--only baseline|conc|modular|three] [--repeat N] [--trace] [--workers N]
-//! [--small-arcs N]`
+//! [--small-arcs N] [--exact]`
 //!
 //! `--repeat N`: every variant runs each program N times, the tables show
 //! the median latency. `--trace`: per program, to stderr, the critical
 //! path, the latencies and where the time of Ohua's run went (`trace.rs`).
 //! `--workers N`: Ohua's `Deployment::workers` (default 2).
+//! `--exact`: the Ohua variant's sources answer after exactly their
+//! latency (sleep, then spin the last 0.3 ms) instead of `thread::sleep`'s
+//! 50-100 µs overshoot, so `ohua / critical path` measures the runtime.
 //! `--small-arcs N`: Ohua's arc capacity and batch size N instead of the
 //! defaults (what the run's setup costs with small arc buffers).
 
@@ -88,10 +91,11 @@ fn main() {
                 opts.repeat = args.next().and_then(|s| s.parse().ok()).filter(|&n| n > 0).expect("--repeat N")
             }
             "--trace" => opts.trace = true,
+            "--exact" => ohua_levels_bench::runtime::set_exact(true),
             "--workers" => opts.workers = args.next().and_then(|s| s.parse().ok()).expect("--workers N"),
             "--small-arcs" => opts.small_arcs = Some(args.next().and_then(|s| s.parse().ok()).expect("--small-arcs N")),
             _ => {
-                eprintln!("usage: ohua-levels-bench [--quick] [--latency-ms N] [--slow-ms N] [--no-js] [--only baseline|conc|modular|three] [--repeat N] [--trace] [--workers N] [--small-arcs N]");
+                eprintln!("usage: ohua-levels-bench [--quick] [--latency-ms N] [--slow-ms N] [--no-js] [--only baseline|conc|modular|three] [--repeat N] [--trace] [--workers N] [--small-arcs N] [--exact]");
                 std::process::exit(2);
             }
         }
