@@ -244,8 +244,11 @@ impl Bench {
                     times.push(total);
                     let wall: f64 = reports.iter().map(|r| r.wall.as_secs_f64() * 1000.0).sum();
                     let nodes: usize = reports.iter().map(|r| r.nodes.len()).sum();
+                    let sections = reports.iter().flat_map(|r| &r.section_stats);
+                    let (passes, idle, parks) =
+                        sections.fold((0, 0, 0), |(p, i, k), s| (p + s.passes, i + s.idle_passes, k + s.parks));
                     eprintln!(
-                        "  [{name}] run: {total:.2} ms, report wall {wall:.2} ms, {nodes} operators, {} runs",
+                        "  [{name}] run: {total:.2} ms, report wall {wall:.2} ms, {nodes} operators, {} runs, {passes} passes ({idle} idle), {parks} parks",
                         reports.len()
                     );
                     traces.push((total, trace::calls(t, &reports, &logs)));

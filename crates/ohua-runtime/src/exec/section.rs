@@ -292,11 +292,15 @@ impl<'a> Section<'a> {
                 }
             }
         }
+        // SAFETY: as above, `own` is the driver's.
+        let stats = &mut unsafe { &mut *self.own.get() }.stats;
+        stats.passes += 1;
         if live == 0 {
             Pass::Finished
         } else if progressed {
             Pass::Progress
         } else {
+            stats.idle_passes += 1;
             Pass::Idle
         }
     }

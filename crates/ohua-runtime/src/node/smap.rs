@@ -234,11 +234,20 @@ where
                         // `next()` may block (a channel, a socket): first
                         // publish what this step sent, so no item waits for
                         // a later one (README.md, "Streaming sources").
-                        if done > 0 {
+                        // Not at the end of a collection: an upper bound of
+                        // 0 says `next()` only reports that end, and taking
+                        // it for a possible wait marked every run over a
+                        // list as streaming (no lone I/O call on the
+                        // driver's thread, spinning before each park:
+                        // issue 21, part 5).
+                        let at_end = it.size_hint().1 == Some(0);
+                        if done > 0 && !at_end {
                             self.elements.flush();
                             self.ticks.flush();
                         }
-                        super::blocking::before_blocking(done > 0);
+                        if !at_end {
+                            super::blocking::before_blocking(done > 0);
+                        }
                         self.calls = self.calls.wrapping_add(1);
                         let sample = !timed || self.calls.is_multiple_of(SAMPLE_NEXT);
                         let started = (sample && !self.blocks).then(std::time::Instant::now);

@@ -18,7 +18,14 @@ impl fmt::Display for RunReport {
             writeln!(f, "aborted: operator `{op}` panicked")?;
         }
         for (k, s) in self.section_stats.iter().enumerate() {
-            write!(f, "section {k}: parked {} times, {:.3} ms", s.parks, s.parked.as_secs_f64() * 1e3)?;
+            write!(
+                f,
+                "section {k}: parked {} times, {:.3} ms; {} passes, {} idle",
+                s.parks,
+                s.parked.as_secs_f64() * 1e3,
+                s.passes,
+                s.idle_passes
+            )?;
             if s.rescues > 0 {
                 write!(f, ", rescued {} times from a blocked step", s.rescues)?;
             }
