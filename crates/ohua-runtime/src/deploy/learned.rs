@@ -18,7 +18,15 @@
 //! separates them, the one after fuses them again.
 //!
 //! Runs that measured less than [`MIN_MEASURED`] in total, or that failed,
-//! leave the estimates alone: their busy times are mostly noise.
+//! leave the estimates alone: their busy times are mostly noise. One such
+//! run that lasted at least [`LIGHT_WALL`] without streaming (a run that
+//! mostly waited for its sources' answers) marks the graph *light*: its
+//! operators have nothing worth spreading over cores, and a second section
+//! only adds hand-offs between threads to every round of fetches, so
+//! `auto` plans one section until a run measures more again (issue 21,
+//! part 5: the level graphs, 0.1-1 ms of work against 5-80 ms of waiting).
+//! A loop over a channel or a socket (a streaming run) is never light: its
+//! source may block, which must not stall the rest of the loop.
 //!
 //! Busy times say where the work is, not what moving it costs: replicas of
 //! a call whose items are large and freshly allocated on another core run
@@ -38,6 +46,11 @@ use crate::sync::process::{Mutex, OnceLock};
 /// Total busy time below which a run's measurements are not used.
 pub const MIN_MEASURED: Duration = Duration::from_millis(1);
 
+/// Wall time from which a run that measured less than [`MIN_MEASURED`]
+/// marks its graph light (a short call of a small algorithm does not: its
+/// next call may be given more work).
+pub const LIGHT_WALL: Duration = Duration::from_millis(4);
+
 /// What the last measured run of a graph found, per node id.
 struct Estimates {
     /// Busy nanoseconds.
@@ -46,6 +59,9 @@ struct Estimates {
     firings: Vec<u64>,
     /// Over all measured runs.
     pace: Pace,
+    /// The last run measured less than [`MIN_MEASURED`] over at least
+    /// [`LIGHT_WALL`] and did not stream.
+    light: bool,
 }
 
 /// Wall nanoseconds per firing (all operators' firings) of a graph's runs
@@ -108,28 +124,66 @@ fn groups_store() -> &'static Mutex<GroupLoads> {
 /// graph's [`Pace`].
 pub(crate) type Measured = (Vec<f64>, Vec<u64>, Pace);
 
-/// The measurements of `graph`, if a run of it has measured enough.
-pub(crate) fn estimates(graph: &GraphInfo) -> Option<Measured> {
+/// What earlier runs taught about `graph`: whether it is light (see the
+/// module docs), else its measurements, if a run of it has measured enough.
+pub(crate) enum Learned {
+    /// No run measured enough.
+    Nothing,
+    /// The last run mostly waited: plan one section.
+    Light,
+    /// Measured busy times and firings.
+    Measured(Measured),
+}
+
+/// What earlier runs of `graph` measured (one lock of the store: a plan is
+/// made at every call).
+pub(crate) fn lookup(graph: &GraphInfo) -> Learned {
     let store = store().lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    let e = store.get(&key(graph)).filter(|e| e.busy.len() == graph.nodes.len())?;
-    Some((e.busy.clone(), e.firings.clone(), e.pace))
+    match store.get(&key(graph)) {
+        Some(e) if e.light => Learned::Light,
+        Some(e) if e.busy.len() == graph.nodes.len() => Learned::Measured((e.busy.clone(), e.firings.clone(), e.pace)),
+        _ => Learned::Nothing,
+    }
+}
+
+/// The measurements of `graph`, if a run of it has measured enough.
+#[cfg(test)]
+pub(crate) fn estimates(graph: &GraphInfo) -> Option<Measured> {
+    match lookup(graph) {
+        Learned::Measured(m) => Some(m),
+        Learned::Nothing | Learned::Light => None,
+    }
 }
 
 /// Remember the busy time and firings of every node of a finished run of
 /// `graph` (`nodes`, indexed by node id), and its wall time (`replicated`:
-/// whether an operator ran on replicas); `fused_into[id]` is the first link
-/// of the chain node `id` ran fused into, whose `busy` covers the whole chain.
+/// whether an operator ran on replicas; `streaming`: whether a loop's
+/// source may have blocked); `fused_into[id]` is the first link of the
+/// chain node `id` ran fused into, whose `busy` covers the whole chain.
 pub(crate) fn record(
     graph: &GraphInfo,
     nodes: &[NodeStats],
     wall: Duration,
     replicated: bool,
+    streaming: bool,
     fused_into: &[Option<usize>],
 ) {
     // Checked before anything is allocated: most calls of a small
     // algorithm measure too little to be used.
     let total: Duration = nodes.iter().map(|n| n.busy).sum();
-    if total < MIN_MEASURED || nodes.len() != graph.nodes.len() {
+    if nodes.len() != graph.nodes.len() {
+        return;
+    }
+    if total < MIN_MEASURED {
+        if wall >= LIGHT_WALL && !streaming {
+            let mut store = store().lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            store.entry(key(graph)).and_modify(|e| e.light = true).or_insert_with(|| Estimates {
+                busy: Vec::new(),
+                firings: Vec::new(),
+                pace: Pace::default(),
+                light: true,
+            });
+        }
         return;
     }
     let busy: Vec<Duration> = nodes.iter().map(|n| n.busy).collect();
@@ -141,7 +195,7 @@ pub(crate) fn record(
     let mut pace = previous.map(|e| e.pace).unwrap_or_default();
     let sample = wall.as_nanos() as f64 / all.max(1) as f64;
     Pace::update(if replicated { &mut pace.replicated } else { &mut pace.plain }, sample);
-    store.insert(key(graph), Estimates { busy: estimates, firings, pace });
+    store.insert(key(graph), Estimates { busy: estimates, firings, pace, light: false });
 }
 
 /// Per-node estimates from one run: a node that ran on its own keeps its
@@ -175,7 +229,7 @@ fn spread(busy: &[Duration], fused_into: &[Option<usize>], previous: Option<&[f6
 
 #[cfg(test)]
 mod tests {
-    use super::{estimates, record, spread, Pace};
+    use super::{estimates, lookup, record, spread, Learned, Pace, LIGHT_WALL};
     use crate::graph::{GraphInfo, NodeInfo, OpKind};
     use crate::stats::NodeStats;
     use std::time::Duration;
@@ -200,17 +254,55 @@ mod tests {
             }]
         };
         // 1000 firings in 10 ms without replicas: 10 µs per firing.
-        record(&G, &stats(1000), Duration::from_millis(10), false, &[None]);
+        record(&G, &stats(1000), Duration::from_millis(10), false, false, &[None]);
         let pace = estimates(&G).expect("measured").2;
         assert_eq!(pace, Pace { plain: Some(10_000.0), replicated: None });
         assert!(!pace.replicas_were_slower(), "nothing to compare yet");
         // With replicas: 6 µs, then 16 µs per firing (the average: 11 µs).
-        record(&G, &stats(1000), Duration::from_millis(6), true, &[None]);
+        record(&G, &stats(1000), Duration::from_millis(6), true, false, &[None]);
         assert!(!estimates(&G).expect("measured").2.replicas_were_slower());
-        record(&G, &stats(1000), Duration::from_millis(16), true, &[None]);
+        record(&G, &stats(1000), Duration::from_millis(16), true, false, &[None]);
         let pace = estimates(&G).expect("measured").2;
         assert_eq!(pace.replicated, Some(11_000.0));
         assert!(pace.replicas_were_slower());
+    }
+
+    #[test]
+    fn a_run_that_mostly_waited_makes_its_graph_light_until_one_measures_more() {
+        static G: GraphInfo = GraphInfo {
+            algorithm: "waits",
+            nodes: &[NodeInfo { name: "waits/f#1", kind: OpKind::Call, depth: 1, label: "f", replicable: true }],
+            arcs: &[],
+        };
+        let stats = |busy| {
+            vec![NodeStats {
+                name: "waits/f#1",
+                kind: "call",
+                section: 0,
+                firings: 10,
+                steps: 10,
+                busy,
+                fused_into: None,
+                replicas: vec![],
+            }]
+        };
+        let light = || matches!(lookup(&G), Learned::Light);
+        let little = Duration::from_micros(200);
+        // A short call, and a loop over a channel: not light.
+        record(&G, &stats(little), LIGHT_WALL / 2, false, false, &[None]);
+        assert!(!light(), "a short call's next call may get more work");
+        record(&G, &stats(little), LIGHT_WALL * 10, false, true, &[None]);
+        assert!(!light(), "a streaming run's source may block");
+        // 0.2 ms of work over 40 ms: light.
+        record(&G, &stats(little), LIGHT_WALL * 10, false, false, &[None]);
+        assert!(light());
+        // A run with work to spread: measured again.
+        record(&G, &stats(Duration::from_millis(30)), Duration::from_millis(40), false, false, &[None]);
+        assert!(!light());
+        assert!(estimates(&G).is_some());
+        // Light again after it (the measurements are kept for later).
+        record(&G, &stats(little), LIGHT_WALL * 10, false, false, &[None]);
+        assert!(light());
     }
 
     fn ms(v: &[u64]) -> Vec<Duration> {

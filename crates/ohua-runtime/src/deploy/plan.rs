@@ -111,7 +111,12 @@ pub fn plan(graph: &GraphInfo, d: &Deployment) -> Plan {
     let mut measured = None;
     let mut auto_split = |automatic: &mut bool| {
         *automatic = true;
-        measured = learned::estimates(graph);
+        match learned::lookup(graph) {
+            // Nothing worth spreading over cores (`learned.rs`).
+            learned::Learned::Light => return vec![0; graph.nodes.len()],
+            learned::Learned::Measured(m) => measured = Some(m),
+            learned::Learned::Nothing => {}
+        }
         auto::split(graph, d.workers, measured.as_ref().map(|(busy, _, _)| busy.as_slice()))
     };
     let raw: Vec<usize> = match strategy {

@@ -146,7 +146,7 @@ impl<'a> Prepared<'a> {
         publish(&opts, graph, &report);
         if !shared.aborted() {
             let replicated = report.nodes.iter().any(|n| !n.replicas.is_empty());
-            deploy::learned::record(graph, &report.nodes, report.wall, replicated, &fused_into);
+            deploy::learned::record(graph, &report.nodes, report.wall, replicated, shared.streaming(), &fused_into);
         }
 
         match shared.take_failure() {
