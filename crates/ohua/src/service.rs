@@ -5,6 +5,10 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 
 use crate::timeouts::Finished;
+
+/// How long [`Service::join`] waits for a stopped service whose loop's
+/// source is blocked in `next()` before it says why on stderr.
+const STOP_HINT_AFTER: std::time::Duration = std::time::Duration::from_secs(2);
 use ohua_runtime::update::{
     Action, Changes, Checkpoint, Control, Handoff, MarkError, MarkReport, Replacement, SavedState, State, StateKinds,
     Transform,
@@ -377,9 +381,41 @@ impl<R> Service<R> {
     /// ends: the runtime cannot interrupt a receive in your iterator. To
     /// stop an idle service without closing its source, give the loop
     /// [`crate::stoppable`]`(rx)`, which waits in short slices and ends
-    /// when the service stops.
+    /// when the service stops. [`Service::waits_for_item`] tells whether
+    /// the loop waits in `next()`, and [`Service::join`] says so on stderr
+    /// when it still waits 2 s after a stop.
     pub fn stop(&self) {
         self.control.stop();
+    }
+
+    /// Whether the service's loop waits in its source's `next()` for the
+    /// next item. After [`Service::stop`], such a service stops with that
+    /// item or when the source ends (a plain `Receiver`'s receive cannot be
+    /// interrupted); [`crate::stoppable`] makes it stop within a tick.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// #[ohua::algorithm]
+    /// fn count(xs: std::sync::mpsc::Receiver<u64>) -> u64 {
+    ///     let mut n = 0;
+    ///     for x in xs {
+    ///         n += x;
+    ///     }
+    ///     n
+    /// }
+    /// let (tx, rx) = std::sync::mpsc::channel();
+    /// let service = ohua::service(move || count(rx));
+    /// while !service.waits_for_item() {
+    ///     std::thread::sleep(std::time::Duration::from_millis(1));
+    /// }
+    /// service.stop();
+    /// assert!(service.waits_for_item(), "a plain receive is not interrupted");
+    /// tx.send(5).unwrap(); // the item it waits for: taken, then it stops
+    /// assert_eq!(service.join(), 5);
+    /// ```
+    pub fn waits_for_item(&self) -> bool {
+        self.control.waiting_for_item()
     }
 
     /// Whether the service's call has returned (or panicked).
@@ -394,6 +430,14 @@ impl<R> Service<R> {
     ///
     /// Re-raises a panic of the service's call with its original payload.
     pub fn join(self) -> R {
+        if self.control.stopping() && !self.finished.wait(STOP_HINT_AFTER) && self.waits_for_item() {
+            eprintln!(
+                "ohua: a service stopped {} s ago still waits for the next item of its loop's source, a receive the \
+                 runtime cannot interrupt; it stops with that item or when the source ends. To stop an idle service, \
+                 loop over `ohua::stoppable(rx)`.",
+                STOP_HINT_AFTER.as_secs()
+            );
+        }
         match self.thread.join() {
             Ok(r) => r,
             Err(payload) => std::panic::resume_unwind(payload),

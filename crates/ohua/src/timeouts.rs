@@ -30,7 +30,7 @@ impl Finished {
     }
 
     /// Whether it was set within `timeout`.
-    fn wait(&self, timeout: Duration) -> bool {
+    pub(crate) fn wait(&self, timeout: Duration) -> bool {
         let done = self.done.lock().unwrap_or_else(|e| e.into_inner());
         let (done, _) = self.signal.wait_timeout_while(done, timeout, |d| !*d).unwrap_or_else(|e| e.into_inner());
         *done

@@ -19,14 +19,17 @@
 //!
 //! Runs that measured less than [`MIN_MEASURED`] in total, or that failed,
 //! leave the estimates alone: their busy times are mostly noise. One such
-//! run that lasted at least [`LIGHT_WALL`] without streaming (a run that
-//! mostly waited for its sources' answers) marks the graph *light*: its
+//! run that lasted at least [`LIGHT_WALL`], called its sources and did not
+//! stream (a run that mostly waited for their answers) marks the graph
+//! *light*: its
 //! operators have nothing worth spreading over cores, and a second section
 //! only adds hand-offs between threads to every round of fetches, so
 //! `auto` plans one section until a run measures more again (issue 21,
 //! part 5: the level graphs, 0.1-1 ms of work against 5-80 ms of waiting).
 //! A loop over a channel or a socket (a streaming run) is never light: its
-//! source may block, which must not stall the rest of the loop.
+//! source may block, which must not stall the rest of the loop. Nor is a
+//! run without source calls: the wall time of a cheap pipeline is its
+//! hand-offs between threads and its scheduling, not waiting.
 //!
 //! Busy times say where the work is, not what moving it costs: replicas of
 //! a call whose items are large and freshly allocated on another core run
@@ -60,7 +63,7 @@ struct Estimates {
     /// Over all measured runs.
     pace: Pace,
     /// The last run measured less than [`MIN_MEASURED`] over at least
-    /// [`LIGHT_WALL`] and did not stream.
+    /// [`LIGHT_WALL`], waiting for its sources.
     light: bool,
 }
 
@@ -157,15 +160,15 @@ pub(crate) fn estimates(graph: &GraphInfo) -> Option<Measured> {
 
 /// Remember the busy time and firings of every node of a finished run of
 /// `graph` (`nodes`, indexed by node id), and its wall time (`replicated`:
-/// whether an operator ran on replicas; `streaming`: whether a loop's
-/// source may have blocked); `fused_into[id]` is the first link of the
+/// whether an operator ran on replicas; `waited`: whether it called its
+/// sources and no loop's source may have blocked); `fused_into[id]` is the first link of the
 /// chain node `id` ran fused into, whose `busy` covers the whole chain.
 pub(crate) fn record(
     graph: &GraphInfo,
     nodes: &[NodeStats],
     wall: Duration,
     replicated: bool,
-    streaming: bool,
+    waited: bool,
     fused_into: &[Option<usize>],
 ) {
     // Checked before anything is allocated: most calls of a small
@@ -175,7 +178,7 @@ pub(crate) fn record(
         return;
     }
     if total < MIN_MEASURED {
-        if wall >= LIGHT_WALL && !streaming {
+        if wall >= LIGHT_WALL && waited {
             let mut store = store().lock().unwrap_or_else(std::sync::PoisonError::into_inner);
             store.entry(key(graph)).and_modify(|e| e.light = true).or_insert_with(|| Estimates {
                 busy: Vec::new(),
@@ -254,14 +257,14 @@ mod tests {
             }]
         };
         // 1000 firings in 10 ms without replicas: 10 µs per firing.
-        record(&G, &stats(1000), Duration::from_millis(10), false, false, &[None]);
+        record(&G, &stats(1000), Duration::from_millis(10), false, true, &[None]);
         let pace = estimates(&G).expect("measured").2;
         assert_eq!(pace, Pace { plain: Some(10_000.0), replicated: None });
         assert!(!pace.replicas_were_slower(), "nothing to compare yet");
         // With replicas: 6 µs, then 16 µs per firing (the average: 11 µs).
-        record(&G, &stats(1000), Duration::from_millis(6), true, false, &[None]);
+        record(&G, &stats(1000), Duration::from_millis(6), true, true, &[None]);
         assert!(!estimates(&G).expect("measured").2.replicas_were_slower());
-        record(&G, &stats(1000), Duration::from_millis(16), true, false, &[None]);
+        record(&G, &stats(1000), Duration::from_millis(16), true, true, &[None]);
         let pace = estimates(&G).expect("measured").2;
         assert_eq!(pace.replicated, Some(11_000.0));
         assert!(pace.replicas_were_slower());
@@ -288,20 +291,21 @@ mod tests {
         };
         let light = || matches!(lookup(&G), Learned::Light);
         let little = Duration::from_micros(200);
-        // A short call, and a loop over a channel: not light.
-        record(&G, &stats(little), LIGHT_WALL / 2, false, false, &[None]);
+        // A short call, and a run that did not wait for sources (a loop
+        // over a channel, or no fetch at all): not light.
+        record(&G, &stats(little), LIGHT_WALL / 2, false, true, &[None]);
         assert!(!light(), "a short call's next call may get more work");
-        record(&G, &stats(little), LIGHT_WALL * 10, false, true, &[None]);
-        assert!(!light(), "a streaming run's source may block");
-        // 0.2 ms of work over 40 ms: light.
         record(&G, &stats(little), LIGHT_WALL * 10, false, false, &[None]);
+        assert!(!light(), "only waiting for sources makes a run light");
+        // 0.2 ms of work over 40 ms of waiting: light.
+        record(&G, &stats(little), LIGHT_WALL * 10, false, true, &[None]);
         assert!(light());
         // A run with work to spread: measured again.
-        record(&G, &stats(Duration::from_millis(30)), Duration::from_millis(40), false, false, &[None]);
+        record(&G, &stats(Duration::from_millis(30)), Duration::from_millis(40), false, true, &[None]);
         assert!(!light());
         assert!(estimates(&G).is_some());
         // Light again after it (the measurements are kept for later).
-        record(&G, &stats(little), LIGHT_WALL * 10, false, false, &[None]);
+        record(&G, &stats(little), LIGHT_WALL * 10, false, true, &[None]);
         assert!(light());
     }
 

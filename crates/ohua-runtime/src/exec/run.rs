@@ -146,7 +146,10 @@ impl<'a> Prepared<'a> {
         publish(&opts, graph, &report);
         if !shared.aborted() {
             let replicated = report.nodes.iter().any(|n| !n.replicas.is_empty());
-            deploy::learned::record(graph, &report.nodes, report.wall, replicated, shared.streaming(), &fused_into);
+            // Only a run that waited for its sources may mark its graph
+            // light: a cheap pipeline's wall time is hand-offs, not waiting.
+            let waited = !shared.streaming() && report.io.iter().any(|s| s.calls > 0);
+            deploy::learned::record(graph, &report.nodes, report.wall, replicated, waited, &fused_into);
         }
 
         match shared.take_failure() {

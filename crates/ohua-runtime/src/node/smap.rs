@@ -256,7 +256,14 @@ where
                         // collection (whose `next()` is slow only if the
                         // thread was preempted).
                         let unbounded = started.is_some() && it.size_hint().1.is_none();
+                        let service = self.service.as_ref().filter(|_| !at_end);
+                        if let Some(s) = service {
+                            s.control.set_waiting_for_item(true);
+                        }
                         let next = it.next();
+                        if let Some(s) = service {
+                            s.control.set_waiting_for_item(false);
+                        }
                         if started.is_some_and(|t| t.elapsed() >= BLOCKING_NEXT) {
                             self.blocks = true;
                             if unbounded {

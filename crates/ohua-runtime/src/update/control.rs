@@ -27,6 +27,7 @@ pub struct Control {
     requested: AtomicUsize,
     stop: AtomicBool,
     finished: AtomicBool,
+    in_next: AtomicBool,
 }
 
 impl Control {
@@ -76,6 +77,20 @@ impl Control {
     #[inline]
     pub fn stopping(&self) -> bool {
         self.stop.load(Ordering::Acquire)
+    }
+
+    /// A loop entry of the service is about to wait in its source's
+    /// `next()` (`true`) or got its answer (`false`).
+    #[inline]
+    pub fn set_waiting_for_item(&self, waiting: bool) {
+        self.in_next.store(waiting, Ordering::Relaxed);
+    }
+
+    /// Whether a loop entry of the service waits in its source's `next()`
+    /// (a receive the runtime cannot interrupt: a stop takes effect with the
+    /// item it returns, or when the source ends).
+    pub fn waiting_for_item(&self) -> bool {
+        self.in_next.load(Ordering::Relaxed)
     }
 
     /// The run has ended: markers that no loop inserted, or that had not
