@@ -237,6 +237,20 @@ mod tests {
     use crate::stats::NodeStats;
     use std::time::Duration;
 
+    /// The statistics of a run of a graph of one call, `name`.
+    fn one_call(name: &'static str, firings: u64, busy: Duration) -> Vec<NodeStats> {
+        vec![NodeStats {
+            name,
+            kind: "call",
+            section: 0,
+            firings,
+            steps: firings,
+            busy,
+            fused_into: None,
+            replicas: vec![],
+        }]
+    }
+
     #[test]
     fn the_pace_of_runs_with_and_without_replicas_is_kept_apart() {
         static G: GraphInfo = GraphInfo {
@@ -244,18 +258,7 @@ mod tests {
             nodes: &[NodeInfo { name: "paced/f#1", kind: OpKind::Call, depth: 1, label: "f", replicable: true }],
             arcs: &[],
         };
-        let stats = |firings| {
-            vec![NodeStats {
-                name: "paced/f#1",
-                kind: "call",
-                section: 0,
-                firings,
-                steps: 1,
-                busy: Duration::from_millis(5),
-                fused_into: None,
-                replicas: vec![],
-            }]
-        };
+        let stats = |firings| one_call("paced/f#1", firings, Duration::from_millis(5));
         // 1000 firings in 10 ms without replicas: 10 µs per firing.
         record(&G, &stats(1000), Duration::from_millis(10), false, true, &[None]);
         let pace = estimates(&G).expect("measured").2;
@@ -277,18 +280,7 @@ mod tests {
             nodes: &[NodeInfo { name: "waits/f#1", kind: OpKind::Call, depth: 1, label: "f", replicable: true }],
             arcs: &[],
         };
-        let stats = |busy| {
-            vec![NodeStats {
-                name: "waits/f#1",
-                kind: "call",
-                section: 0,
-                firings: 10,
-                steps: 10,
-                busy,
-                fused_into: None,
-                replicas: vec![],
-            }]
-        };
+        let stats = |busy| one_call("waits/f#1", 10, busy);
         let light = || matches!(lookup(&G), Learned::Light);
         let little = Duration::from_micros(200);
         // A short call, and a run that did not wait for sources (a loop
