@@ -240,12 +240,13 @@ where
                         // list as streaming (no lone I/O call on the
                         // driver's thread, spinning before each park:
                         // issue 21, part 5).
-                        let at_end = it.size_hint().1 == Some(0);
-                        if done > 0 && !at_end {
-                            self.elements.flush();
-                            self.ticks.flush();
-                        }
+                        let upper = it.size_hint().1;
+                        let at_end = upper == Some(0);
                         if !at_end {
+                            if done > 0 {
+                                self.elements.flush();
+                                self.ticks.flush();
+                            }
                             super::blocking::before_blocking(done > 0);
                         }
                         self.calls = self.calls.wrapping_add(1);
@@ -255,7 +256,7 @@ where
                         // No upper bound: a channel or a socket, not a
                         // collection (whose `next()` is slow only if the
                         // thread was preempted).
-                        let unbounded = started.is_some() && it.size_hint().1.is_none();
+                        let unbounded = started.is_some() && upper.is_none();
                         let service = self.service.as_ref().filter(|_| !at_end);
                         if let Some(s) = service {
                             s.control.set_waiting_for_item(true);
