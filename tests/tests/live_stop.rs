@@ -1,9 +1,11 @@
 //! Stopping an idle service (issue 21, part 3, item 4): a service whose
-//! clients went quiet, with its source still open, stops when its loop's
-//! source is `ohua::stoppable(rx)`. A plain receiver blocks in `next()`,
-//! where the stop request cannot reach it: that service stops only with
-//! the next item or when the source closes, and `Service::waits_for_item`
-//! says so (checked here with bounded joins, so the test cannot hang).
+//! clients went quiet, with its source still open, stops without another
+//! item when its loop's source is a receiver parameter (`for x in rx`) or
+//! `ohua::stoppable(rx)`. An iterator the runtime knows nothing of blocks
+//! in `next()`, where the stop request cannot reach it: that service stops
+//! only with the next item or when the source closes, and
+//! `Service::waits_for_item` says so (checked here with bounded joins, so
+//! the test cannot hang).
 
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::time::Duration;
@@ -72,20 +74,79 @@ fn a_stoppable_source_still_ends_when_its_senders_are_gone() {
 }
 
 #[test]
-fn an_idle_service_over_a_plain_receiver_waits_for_its_next_item_to_stop() {
+fn an_idle_service_over_a_plain_receiver_parameter_stops_without_another_item() {
+    // The loop's source is the parameter itself: the generated code makes
+    // its wait one the stop ends (`update/interrupt.rs` in the runtime).
+    for (name, d) in live_deployments() {
+        let (tx, rx) = mpsc::channel();
+        let (ack_tx, acks) = mpsc::channel();
+        let service = ohua::service(move || ohua::with_deployment(d, || total_plain(rx, Some(ack_tx))));
+        tx.send(1).unwrap();
+        tx.send(2).unwrap();
+        assert_eq!((acks.recv().unwrap(), acks.recv().unwrap()), (1, 2), "{name}");
+        wait_until_idle(&service);
+        service.stop();
+        let r = within(30, "the stopped service", move || service.join_timeout(Duration::from_secs(30)).ok());
+        assert_eq!(r, Some(3), "{name}: stopped without another item, after the items it took");
+        // Its receiver is gone with the run: a late send fails, nothing is
+        // taken silently.
+        assert!(tx.send(10).is_err(), "{name}");
+    }
+}
+
+#[test]
+fn a_plain_receiver_parameter_outside_a_service_is_received_to_its_end() {
     let (tx, rx) = mpsc::channel();
-    let (ack_tx, acks) = mpsc::channel();
-    let service = ohua::service(move || total_plain(rx, Some(ack_tx)));
-    tx.send(1).unwrap();
-    assert_eq!(acks.recv().unwrap(), 1);
-    // Idle: its loop waits in the receiver's `next()`, and says so.
+    let feeder = std::thread::spawn(move || {
+        for x in 1..=20 {
+            tx.send(x).unwrap();
+            if x % 5 == 0 {
+                std::thread::sleep(Duration::from_millis(15)); // longer than a tick
+            }
+        }
+    });
+    assert_eq!(within(30, "the run", move || total_plain(rx, None)), 210);
+    feeder.join().unwrap();
+}
+
+/// An iterator the runtime knows nothing of: its `next()` blocks in a
+/// receive no stop can reach.
+struct Opaque(Receiver<u64>);
+impl Iterator for Opaque {
+    type Item = u64;
+    fn next(&mut self) -> Option<u64> {
+        self.0.recv().ok()
+    }
+}
+
+#[ohua::algorithm]
+fn total_opaque(xs: Opaque, acks: Option<Sender<u64>>) -> u64 {
+    let mut sum = Sum::new(acks);
+    for x in xs {
+        sum.add(x);
+    }
+    sum.get()
+}
+
+fn wait_until_idle<R>(service: &ohua::Service<R>) {
     let deadline = std::time::Instant::now() + Duration::from_secs(30);
     while !service.waits_for_item() {
         assert!(std::time::Instant::now() < deadline, "the idle loop never waited for an item");
         std::thread::sleep(Duration::from_millis(1));
     }
+}
+
+#[test]
+fn an_idle_service_over_an_opaque_iterator_waits_for_its_next_item_to_stop() {
+    let (tx, rx) = mpsc::channel();
+    let (ack_tx, acks) = mpsc::channel();
+    let service = ohua::service(move || total_opaque(Opaque(rx), Some(ack_tx)));
+    tx.send(1).unwrap();
+    assert_eq!(acks.recv().unwrap(), 1);
+    // Idle: its loop waits in the iterator's `next()`, and says so.
+    wait_until_idle(&service);
     service.stop();
-    assert!(service.waits_for_item(), "a plain receive is not interrupted by the stop");
+    assert!(service.waits_for_item(), "a receive inside an opaque iterator is not interrupted by the stop");
     let service = match service.join_timeout(Duration::from_millis(200)) {
         Ok(r) => panic!("stopped ({r}) although its receive cannot be interrupted"),
         Err(service) => service,
@@ -94,4 +155,47 @@ fn an_idle_service_over_a_plain_receiver_waits_for_its_next_item_to_stop() {
     tx.send(10).unwrap();
     let r = within(30, "the service", move || service.join_timeout(Duration::from_secs(30)).ok());
     assert_eq!(r, Some(11));
+}
+
+/// Another library's channel, made stoppable by implementing
+/// `ohua::update::RecvTimeout` (the newtype is only for the orphan rule).
+struct Crossbeam(crossbeam_channel::Receiver<u64>);
+impl ohua::update::RecvTimeout for Crossbeam {
+    type Item = u64;
+    fn recv_timeout(&self, timeout: Duration) -> Result<u64, mpsc::RecvTimeoutError> {
+        self.0.recv_timeout(timeout).map_err(|e| match e {
+            crossbeam_channel::RecvTimeoutError::Timeout => mpsc::RecvTimeoutError::Timeout,
+            crossbeam_channel::RecvTimeoutError::Disconnected => mpsc::RecvTimeoutError::Disconnected,
+        })
+    }
+}
+impl IntoIterator for Crossbeam {
+    type Item = u64;
+    type IntoIter = crossbeam_channel::IntoIter<u64>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.into_iter()
+    }
+}
+
+#[ohua::algorithm]
+fn total_crossbeam(xs: Crossbeam, acks: Option<Sender<u64>>) -> u64 {
+    let mut sum = Sum::new(acks);
+    for x in xs {
+        sum.add(x);
+    }
+    sum.get()
+}
+
+#[test]
+fn a_receiver_parameter_of_another_channel_that_implements_recv_timeout_stops_too() {
+    let (tx, rx) = crossbeam_channel::unbounded();
+    let (ack_tx, acks) = mpsc::channel();
+    let service = ohua::service(move || total_crossbeam(Crossbeam(rx), Some(ack_tx)));
+    tx.send(4).unwrap();
+    assert_eq!(acks.recv().unwrap(), 4);
+    wait_until_idle(&service);
+    service.stop();
+    let r = within(30, "the stopped service", move || service.join_timeout(Duration::from_secs(30)).ok());
+    assert_eq!(r, Some(4));
+    drop(tx);
 }

@@ -18,6 +18,8 @@ pub use crate::node::smap::{Collect, SMap};
 pub use crate::node::source::{Sink, Source};
 pub use crate::node::sticky::Sticky;
 pub use crate::port::{In, Out};
+/// A receiver parameter's loop: stoppable while it waits (`update::interrupt`).
+pub use crate::update::interrupt::{Candidate, ViaRecvTimeout, ViaValue};
 
 // Not used by generated code: the conformance suite's marker helper
 // (`tests/src/lib.rs`, `with_markers`) reaches the update control here.

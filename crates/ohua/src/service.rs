@@ -376,22 +376,26 @@ impl<R> Service<R> {
     /// Ask the service's top-level loops to stop taking items. Items
     /// already taken are processed completely; the loop then drops its
     /// source (with whatever the source still buffers: stop the producer
-    /// first if those items matter). A loop whose source waits inside
-    /// `next()` stops after the item that call returns, or when the source
-    /// ends: the runtime cannot interrupt a receive in your iterator. To
-    /// stop an idle service without closing its source, give the loop
-    /// [`crate::stoppable`]`(rx)`, which waits in short slices and ends
-    /// when the service stops. [`Service::waits_for_item`] tells whether
-    /// the loop waits in `next()`, and [`Service::join`] says so on stderr
-    /// when it still waits 2 s after a stop.
+    /// first if those items matter).
+    ///
+    /// A loop over a receiver parameter (`for x in rx`, `rx` a
+    /// `std::sync::mpsc::Receiver` or any [`crate::update::RecvTimeout`])
+    /// stops within 10 ms even while it waits for an item: the generated
+    /// code waits in slices. Any other source whose `next()` blocks (a
+    /// receive inside your own iterator, which the runtime cannot
+    /// interrupt) stops after the item that call returns, or when the
+    /// source ends; give such a loop [`crate::stoppable`]`(rx)`.
+    /// [`Service::waits_for_item`] tells whether the loop waits in
+    /// `next()`, and [`Service::join`] says so on stderr when it still
+    /// waits 2 s after a stop.
     pub fn stop(&self) {
         self.control.stop();
     }
 
     /// Whether the service's loop waits in its source's `next()` for the
-    /// next item. After [`Service::stop`], such a service stops with that
-    /// item or when the source ends (a plain `Receiver`'s receive cannot be
-    /// interrupted); [`crate::stoppable`] makes it stop within a tick.
+    /// next item. After [`Service::stop`], a loop over a receiver
+    /// parameter stops within a tick; one whose own iterator blocks stops
+    /// with the item it waits for or when the source ends.
     ///
     /// # Example
     ///
@@ -406,12 +410,12 @@ impl<R> Service<R> {
     /// }
     /// let (tx, rx) = std::sync::mpsc::channel();
     /// let service = ohua::service(move || count(rx));
+    /// tx.send(5).unwrap();
     /// while !service.waits_for_item() {
     ///     std::thread::sleep(std::time::Duration::from_millis(1));
     /// }
+    /// // Idle, with `tx` still open: the stop ends the wait.
     /// service.stop();
-    /// assert!(service.waits_for_item(), "a plain receive is not interrupted");
-    /// tx.send(5).unwrap(); // the item it waits for: taken, then it stops
     /// assert_eq!(service.join(), 5);
     /// ```
     pub fn waits_for_item(&self) -> bool {
@@ -434,7 +438,7 @@ impl<R> Service<R> {
             eprintln!(
                 "ohua: a service stopped {} s ago still waits for the next item of its loop's source, a receive the \
                  runtime cannot interrupt; it stops with that item or when the source ends. To stop an idle service, \
-                 loop over `ohua::stoppable(rx)`.",
+                 loop over a receiver parameter (`for x in rx`) or over `ohua::stoppable(rx)`.",
                 STOP_HINT_AFTER.as_secs()
             );
         }

@@ -3,13 +3,15 @@
 //!
 //! A service's loop checks the stop request between two items; while its
 //! source waits inside `next()` (a server whose clients went quiet) nothing
-//! reaches it: the source's `next()` is your code, blocked in a receive the
-//! runtime cannot interrupt. [`stoppable`] wraps a receiver so that its
-//! `next()` waits in short slices ([`Stoppable::tick`], 10 ms by default)
-//! and ends the stream once the service is stopping.
+//! reaches it unless the runtime knows the source: a loop over a receiver
+//! parameter (`for x in rx`) waits in slices by itself (the runtime's
+//! `update/interrupt.rs`). For a receiver that is not the parameter itself
+//! (a field, a value built inside the closure), [`stoppable`] wraps it so
+//! that its `next()` waits in short slices ([`Stoppable::tick`], 10 ms by
+//! default) and ends the stream once the service is stopping.
 
 use std::cell::RefCell;
-use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::mpsc::RecvTimeoutError;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -26,26 +28,7 @@ pub(crate) fn as_service<R>(control: Arc<Control>, f: impl FnOnce() -> R) -> R {
     f()
 }
 
-/// A receiver that waits with a timeout: `std::sync::mpsc::Receiver`
-/// implements it; implement it for another channel (a
-/// `crossbeam_channel::Receiver`: map its errors to std's).
-pub trait RecvTimeout: Send {
-    /// What it receives.
-    type Item;
-    /// Wait up to `timeout` for the next item.
-    ///
-    /// # Errors
-    ///
-    /// `Timeout` if none came, `Disconnected` if none will.
-    fn recv_timeout(&self, timeout: Duration) -> Result<Self::Item, RecvTimeoutError>;
-}
-
-impl<T: Send> RecvTimeout for mpsc::Receiver<T> {
-    type Item = T;
-    fn recv_timeout(&self, timeout: Duration) -> Result<T, RecvTimeoutError> {
-        mpsc::Receiver::recv_timeout(self, timeout)
-    }
-}
+pub use ohua_runtime::update::interrupt::RecvTimeout;
 
 /// The items of `rx` until its senders are gone or the service that
 /// created it is stopped, whichever comes first (see the module docs).

@@ -43,6 +43,8 @@ pub struct Builder<'a> {
     /// For the loop head whose cycle was computed last: its id and
     /// [`GraphInfo::loop_cycle`] (a head's arcs are built one after another).
     last_cycle: Option<(usize, Vec<bool>)>,
+    /// A service run's control ([`Builder::service`]).
+    control: Option<std::sync::Arc<crate::update::Control>>,
 }
 
 /// An operator beyond one per node: a replica or a merge of node `anchor`.
@@ -76,7 +78,20 @@ impl<'a> Builder<'a> {
             extras: Vec::new(),
             loop_heads: graph.loop_heads(),
             last_cycle: None,
+            control: None,
         }
+    }
+
+    /// This run is a service's, controlled by `control`.
+    pub(crate) fn set_service(&mut self, control: Option<std::sync::Arc<crate::update::Control>>) {
+        self.control = control;
+    }
+
+    /// The control of the service this run belongs to, if it is a service's
+    /// run: what a loop over a receiver parameter watches for a stop
+    /// (`update::interrupt`).
+    pub fn service(&self) -> Option<&std::sync::Arc<crate::update::Control>> {
+        self.control.as_ref()
     }
 
     /// The graph being built.

@@ -106,7 +106,8 @@ impl<'a> Prepared<'a> {
             let wakers: Vec<Waker> = flags.iter().map(|f| Waker::new(f.clone())).collect();
             (flags, wakers, None)
         };
-        let builder = Builder::new(graph, plan, wakers.clone());
+        let mut builder = Builder::new(graph, plan, wakers.clone());
+        builder.set_service(control.clone());
         Prepared { graph, opts, builder, parkers, flags, wakers, io, control }
     }
 

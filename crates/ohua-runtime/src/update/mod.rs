@@ -30,6 +30,7 @@ mod checkpoint;
 mod control;
 mod dispatch;
 mod handoff;
+pub mod interrupt;
 mod marker;
 mod named;
 mod slot;

@@ -3,8 +3,7 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::Operator;
-use super::Emit;
+use super::{Emit, Kind, Operator};
 
 /// An algorithm parameter.
 #[derive(Debug, Clone)]
@@ -27,6 +26,28 @@ impl Operator for Source {
         // Spanned at the parameter: a parameter that is not `Send` (a raw
         // pointer, an `Rc`) is reported there (`exec/checks.rs`).
         let check = quote::quote_spanned!(ident.span()=> #rt::crossing(&#ident););
-        e.install(quote!({ #check #rt::Source::new(#ident, #o) }))
+        let value = if feeds_only_a_top_level_loop(e) {
+            // A receiver becomes one whose wait a service's stop ends
+            // (the runtime's `update/interrupt.rs`); any other type passes
+            // through. Decided on the parameter's declared type.
+            let b = e.builder();
+            quote!({
+                use #rt::{ViaRecvTimeout as _, ViaValue as _};
+                (&#rt::Candidate::new(#ident)).source(#b.service())
+            })
+        } else {
+            quote!(#ident)
+        };
+        e.install(quote!({ #check #rt::Source::new(#value, #o) }))
+    }
+}
+
+/// Whether the parameter's only consumer is the entry of a top-level `for`
+/// loop (`for x in rx`), the loop a service's stop ends.
+fn feeds_only_a_top_level_loop(e: &Emit<'_>) -> bool {
+    let mut uses = e.g.arcs_from(e.n, 0);
+    match (uses.next(), uses.next()) {
+        (Some((_, arc)), None) => matches!(&e.g.nodes[arc.to.0].kind, Kind::SMap(s) if s.level == 0),
+        _ => false,
     }
 }
