@@ -22,9 +22,12 @@ fn main() {
     }
     // `sets::GRAPHS_PER_LEVEL` reads it (`option_env!`).
     println!("cargo:rerun-if-env-changed=OHUA_LEVELS_GRAPHS");
+    // `sets::PART`: this build's share of the programs.
+    println!("cargo:rerun-if-env-changed=OHUA_LEVELS_PART");
     let mut out = String::new();
     let mut table = String::from("/// Every compiled program.\npub static COMPILED: &[Compiled] = &[\n");
-    for spec in sets::all() {
+    let all = sets::all();
+    for spec in all.iter().enumerate().filter(|(i, _)| sets::in_this_part(*i)).map(|(_, s)| s) {
         let program = graph::generate(spec.seed, &spec.params());
         let name = spec.name();
         out.push_str(&emit_ohua::module(&name, &program));

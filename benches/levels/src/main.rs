@@ -17,6 +17,11 @@
 //! 50-100 µs overshoot, so `ohua / critical path` measures the runtime.
 //! `--small-arcs N`: Ohua's arc capacity and batch size N instead of the
 //! defaults (what the run's setup costs with small arc buffers).
+//! `--rows FILE`: also write every program's numbers to FILE, one line
+//! each; `--merge FILE...` (the rest of the arguments) runs nothing and
+//! prints the tables from such files, as if one build had run them all:
+//! `run.sh` with `OHUA_LEVELS_PARTS=n` builds the set in `n` parts
+//! (`sets::PART`), runs each with `--rows` and merges.
 
 mod trace;
 
@@ -48,6 +53,8 @@ struct Opts {
     trace: bool,
     workers: usize,
     small_arcs: Option<usize>,
+    rows: Option<PathBuf>,
+    merge: Vec<PathBuf>,
 }
 
 /// One program's numbers: per variant calls per source and time.
@@ -65,6 +72,10 @@ struct Bench {
     mismatches: Vec<String>,
     above_optimum: Vec<String>,
     js_dir: PathBuf,
+    /// The experiment running (`baseline`, ...): the key of `--rows` lines.
+    experiment: &'static str,
+    /// `--merge`: the rows read, by experiment and program.
+    merged: HashMap<(String, String), Row>,
 }
 
 fn main() {
@@ -79,6 +90,8 @@ fn main() {
         trace: false,
         workers: 2,
         small_arcs: None,
+        rows: None,
+        merge: Vec::new(),
     };
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -94,18 +107,24 @@ fn main() {
             "--exact" => ohua_levels_bench::runtime::set_exact(true),
             "--workers" => opts.workers = args.next().and_then(|s| s.parse().ok()).expect("--workers N"),
             "--small-arcs" => opts.small_arcs = Some(args.next().and_then(|s| s.parse().ok()).expect("--small-arcs N")),
+            "--rows" => opts.rows = Some(args.next().map(PathBuf::from).expect("--rows FILE")),
+            "--merge" => opts.merge = args.by_ref().map(PathBuf::from).collect(),
             _ => {
-                eprintln!("usage: ohua-levels-bench [--quick] [--latency-ms N] [--slow-ms N] [--no-js] [--only baseline|conc|modular|three] [--repeat N] [--trace] [--workers N] [--small-arcs N] [--exact]");
+                eprintln!("usage: ohua-levels-bench [--quick] [--latency-ms N] [--slow-ms N] [--no-js] [--only baseline|conc|modular|three] [--repeat N] [--trace] [--workers N] [--small-arcs N] [--exact] [--rows FILE] [--merge FILE...]");
                 std::process::exit(2);
             }
         }
     }
     let js_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("js");
-    if opts.js && !js_dir.join("node_modules").exists() {
+    if opts.merge.is_empty() && opts.js && !js_dir.join("node_modules").exists() {
         eprintln!("{}/node_modules is missing: run `npm ci` there (run.sh does), or pass --no-js", js_dir.display());
         std::process::exit(2);
     }
-    let mut b = Bench { opts, mismatches: Vec::new(), above_optimum: Vec::new(), js_dir };
+    let merged = read_rows(&opts.merge);
+    if let Some(path) = &opts.rows {
+        std::fs::write(path, "").unwrap_or_else(|e| panic!("--rows {}: {e}", path.display()));
+    }
+    let mut b = Bench { opts, mismatches: Vec::new(), above_optimum: Vec::new(), js_dir, experiment: "", merged };
     let start = Instant::now();
     let lat = b.opts.latency_ms as f64;
     println!(
@@ -121,11 +140,13 @@ fn main() {
     let want = |e: &str| b.opts.only.as_deref().is_none_or(|o| o == e);
     let (run_base, run_conc, run_mod, run_three) = (want("baseline"), want("conc"), want("modular"), want("three"));
     if run_base {
+        b.experiment = "baseline";
         let rows = b.levels(sets::one_source, [lat, lat, lat, 0.0]);
         print_calls(&format!("baseline: calls to the source, 1 source of {lat} ms"), "levels", &rows, 0..1);
         print_latency(&format!("baseline: latency [ms], 1 source of {lat} ms"), "levels", &rows);
     }
     if run_conc {
+        b.experiment = "conc";
         let rows = b.levels(sets::one_source, [lat, lat, lat, b.opts.slow_ms as f64]);
         print_latency(
             &format!(
@@ -137,6 +158,7 @@ fn main() {
         );
     }
     if run_mod {
+        b.experiment = "modular";
         let mut rows = Vec::new();
         for p in 0..=4u32 {
             let mut specs = sets::modular(p);
@@ -148,6 +170,7 @@ fn main() {
         print_calls(&format!("modular: calls to the source, 20 levels, 1 source of {lat} ms"), "p(subf.)", &rows, 0..1);
     }
     if run_three {
+        b.experiment = "three";
         let rows = b.levels(sets::three_sources, [lat, 2.0 * lat, 4.0 * lat, 0.0]);
         print_calls(
             &format!("3 sources (latencies {lat}:{}:{} ms): calls, summed over the sources", 2.0 * lat, 4.0 * lat),
@@ -157,7 +180,11 @@ fn main() {
         );
         print_latency("3 sources: latency [ms]", "levels", &rows);
     }
-    println!("\ntotal time {:.0} s", start.elapsed().as_secs_f64());
+    if b.opts.merge.is_empty() {
+        println!("\ntotal time {:.0} s", start.elapsed().as_secs_f64());
+    } else {
+        println!("\nmerged from {} row files (--merge)", b.opts.merge.len());
+    }
     if !b.above_optimum.is_empty() {
         println!("\nOhua above the optimum (single source): {}", b.above_optimum.join(", "));
     }
@@ -187,12 +214,19 @@ impl Bench {
 
     /// Run every variant of every program of `specs`.
     fn programs(&mut self, specs: &[Spec], latency_ms: [f64; ALL_SOURCES]) -> Vec<Row> {
+        if !self.opts.merge.is_empty() {
+            return self.merged_rows(specs);
+        }
         let latency: [Duration; ALL_SOURCES] = std::array::from_fn(|i| Duration::from_secs_f64(latency_ms[i] / 1000.0));
         let programs: Vec<(Spec, Program, Run)> = specs
             .iter()
-            .map(|s| {
-                let run = COMPILED.iter().find(|c| c.spec == *s).unwrap_or_else(|| panic!("{s:?} is not compiled")).run;
-                (*s, generate(s.seed, &s.params()), run)
+            .filter_map(|s| {
+                let Some(c) = COMPILED.iter().find(|c| c.spec == *s) else {
+                    // Another part's program (`sets::PART`).
+                    assert!(sets::PART.1 > 1, "{s:?} is not compiled");
+                    return None;
+                };
+                Some((*s, generate(s.seed, &s.params()), c.run))
             })
             .collect();
         let js: HashMap<(String, String), JsOutcome> = if self.opts.js {
@@ -311,17 +345,103 @@ impl Bench {
             if spec.sources == 1 && calls[0][0] != optimum[0] {
                 self.above_optimum.push(format!("{name}: {} calls, optimum {}", calls[0][0], optimum[0]));
             }
-            rows.push(Row {
+            let row = Row {
                 optimum,
                 eager: p.eager_calls(&latency_ms),
                 critical_ms: p.critical_path(&latency_ms),
                 io_nodes: p.io_nodes(),
                 calls,
                 ms,
-            });
+            };
+            if let Some(path) = &self.opts.rows {
+                use std::io::Write;
+                let mut f = std::fs::OpenOptions::new().append(true).open(path).expect("--rows file");
+                writeln!(f, "{} {name} {}", self.experiment, row.to_line()).expect("--rows file");
+            }
+            rows.push(row);
         }
         rows
     }
+
+    /// `--merge`: the rows of `specs` that the files hold for this
+    /// experiment, and the single-source runs above the optimum among them.
+    ///
+    /// # Panics
+    ///
+    /// If a program's row is missing (a part that did not run).
+    fn merged_rows(&mut self, specs: &[Spec]) -> Vec<Row> {
+        specs
+            .iter()
+            .map(|s| {
+                let key = (self.experiment.to_string(), s.name());
+                let row = self
+                    .merged
+                    .remove(&key)
+                    .unwrap_or_else(|| panic!("--merge: no row for {} {} (did every part run?)", key.0, key.1));
+                if s.sources == 1 && row.calls[0][0] != row.optimum[0] {
+                    self.above_optimum
+                        .push(format!("{}: {} calls, optimum {}", key.1, row.calls[0][0], row.optimum[0]));
+                }
+                row
+            })
+            .collect()
+    }
+}
+
+impl Row {
+    /// The numbers after the experiment and program names of a `--rows` line.
+    fn to_line(&self) -> String {
+        let mut words: Vec<String> = Vec::new();
+        words.extend(self.optimum.iter().chain(&self.eager).map(u64::to_string));
+        words.push(self.critical_ms.to_string());
+        words.extend(self.io_nodes.iter().map(u64::to_string));
+        words.extend(self.calls.iter().flatten().map(u64::to_string));
+        words.extend(self.ms.iter().map(f64::to_string));
+        words.join(" ")
+    }
+
+    /// What [`Row::to_line`] wrote.
+    fn from_words(words: &[&str]) -> Option<Row> {
+        let n = ALL_SOURCES;
+        let v = VARIANTS.len();
+        if words.len() != 3 * n + 1 + v * n + v {
+            return None;
+        }
+        let int = |w: &str| w.parse::<u64>().ok();
+        let arr = |ws: &[&str]| -> Option<[u64; ALL_SOURCES]> {
+            let xs: Option<Vec<u64>> = ws.iter().map(|w| int(w)).collect();
+            xs?.try_into().ok()
+        };
+        let calls: Option<Vec<[u64; ALL_SOURCES]>> = words[3 * n + 1..3 * n + 1 + v * n].chunks(n).map(arr).collect();
+        let ms: Option<Vec<f64>> = words[3 * n + 1 + v * n..].iter().map(|w| w.parse().ok()).collect();
+        Some(Row {
+            optimum: arr(&words[..n])?,
+            eager: arr(&words[n..2 * n])?,
+            critical_ms: words[2 * n].parse().ok()?,
+            io_nodes: arr(&words[2 * n + 1..3 * n + 1])?,
+            calls: calls?,
+            ms: ms?,
+        })
+    }
+}
+
+/// The rows of every `--merge` file, by experiment and program name.
+///
+/// # Panics
+///
+/// On a file that cannot be read or a line `--rows` did not write.
+fn read_rows(files: &[PathBuf]) -> HashMap<(String, String), Row> {
+    let mut rows = HashMap::new();
+    for path in files {
+        let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("--merge {}: {e}", path.display()));
+        for (i, line) in text.lines().enumerate() {
+            let words: Vec<&str> = line.split_whitespace().collect();
+            let row = (words.len() > 2).then(|| Row::from_words(&words[2..])).flatten();
+            let row = row.unwrap_or_else(|| panic!("--merge {}:{}: not a --rows line", path.display(), i + 1));
+            rows.insert((words[0].to_string(), words[1].to_string()), row);
+        }
+    }
+    rows
 }
 
 fn median(mut xs: Vec<f64>) -> f64 {
@@ -372,5 +492,32 @@ fn print_latency(title: &str, key: &str, rows: &[(String, Vec<Row>)]) {
             avg(rs.iter().map(|r| r.critical_ms)),
             cols.join(" | ")
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_rows_line_reads_back_as_the_row_it_was_written_from() {
+        let arr = |base: u64| -> [u64; ALL_SOURCES] { std::array::from_fn(|s| base + s as u64) };
+        let row = Row {
+            optimum: arr(3),
+            eager: arr(4),
+            critical_ms: 15.25,
+            io_nodes: arr(7),
+            calls: (0..VARIANTS.len() as u64).map(|v| arr(10 * v)).collect(),
+            ms: vec![15.5, f64::NAN, 20.0, 31.125, 16.0],
+        };
+        let line = format!("baseline g_l3_s1_p0_n1 {}", row.to_line());
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let back = Row::from_words(&words[2..]).expect("a --rows line");
+        assert_eq!((back.optimum, back.eager, back.io_nodes), (row.optimum, row.eager, row.io_nodes));
+        assert_eq!(back.critical_ms, row.critical_ms);
+        assert_eq!(back.calls, row.calls);
+        assert!(back.ms[1].is_nan());
+        assert_eq!([back.ms[0], back.ms[2], back.ms[3], back.ms[4]], [15.5, 20.0, 31.125, 16.0]);
+        assert!(Row::from_words(&words[3..]).is_none(), "a line with a number missing is refused");
     }
 }

@@ -31,8 +31,8 @@ impl Spec {
 /// Graphs per level count in the level experiments: `OHUA_LEVELS_GRAPHS`
 /// at build time, else 2 (the set the test suite and `run.sh` build). The
 /// paper's 20 (about 640 programs) does not build as one crate yet: rustc
-/// reached 21 GB of a 24 GB machine after 10 minutes (BENCHMARKS.md); it
-/// needs the set split over several builds. Each program costs a few
+/// reached 21 GB of a 24 GB machine after 10 minutes (BENCHMARKS.md), so
+/// it is built in parts ([`PART`]). Each program costs a few
 /// seconds of a release build (about 5 s for 60 statements on 2 cores).
 pub const GRAPHS_PER_LEVEL: u64 = count_from_env(option_env!("OHUA_LEVELS_GRAPHS"), 2);
 /// Seeds of the modular experiment: the paper's 10 with the paper's 20
@@ -59,6 +59,41 @@ const fn count_from_env(value: Option<&str>, default: u64) -> u64 {
     assert!(n > 0, "OHUA_LEVELS_GRAPHS: expected a positive number");
     n
 }
+/// This build's share of [`all`]: `OHUA_LEVELS_PART=k/n` at build time
+/// compiles every `n`th program from the `k`th on (0-based), so a set too
+/// large for one rustc (the paper's 20 graphs per level count) is built in
+/// `n` smaller builds whose runs `--rows` and `--merge` put back together
+/// (`run.sh` with `OHUA_LEVELS_PARTS=n`). Unset: `(0, 1)`, everything.
+pub const PART: (u64, u64) = part_from_env(option_env!("OHUA_LEVELS_PART"));
+
+/// Whether program `index` of [`all`] is compiled in this build ([`PART`]).
+pub fn in_this_part(index: usize) -> bool {
+    index as u64 % PART.1 == PART.0
+}
+
+/// `k/n` with `k < n` from an environment variable read at build time, or
+/// `(0, 1)`.
+///
+/// # Panics
+///
+/// At compile time, if the variable is set to anything else.
+const fn part_from_env(value: Option<&str>) -> (u64, u64) {
+    let Some(text) = value else { return (0, 1) };
+    let bytes = text.as_bytes();
+    let (mut k, mut n, mut i, mut slash) = (0u64, 0u64, 0, false);
+    while i < bytes.len() {
+        match bytes[i] {
+            b'/' if !slash => slash = true,
+            b'0'..=b'9' if slash => n = n * 10 + (bytes[i] - b'0') as u64,
+            b'0'..=b'9' => k = k * 10 + (bytes[i] - b'0') as u64,
+            _ => panic!("OHUA_LEVELS_PART: expected k/n with k < n, e.g. 0/4"),
+        }
+        i += 1;
+    }
+    assert!(slash && n > 0 && k < n, "OHUA_LEVELS_PART: expected k/n with k < n, e.g. 0/4");
+    (k, n)
+}
+
 /// Level counts of the level experiments.
 pub const LEVELS: std::ops::RangeInclusive<u32> = 1..=20;
 
@@ -99,4 +134,24 @@ pub fn all() -> Vec<Spec> {
         modular(p).into_iter().for_each(&mut push);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_part_is_read_as_k_of_n_and_the_parts_cover_every_program_once() {
+        assert_eq!(part_from_env(None), (0, 1));
+        assert_eq!(part_from_env(Some("3/10")), (3, 10));
+        let n = 4u64;
+        let covered: Vec<u64> = (0..20u64).map(|i| (0..n).filter(|&k| i % n == k).count() as u64).collect();
+        assert!(covered.iter().all(|&c| c == 1));
+    }
+
+    #[test]
+    #[should_panic(expected = "OHUA_LEVELS_PART")]
+    fn a_part_beyond_the_count_is_refused() {
+        part_from_env(Some("4/4"));
+    }
 }
