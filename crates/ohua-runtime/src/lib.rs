@@ -66,5 +66,7 @@ pub mod port;
 pub mod report;
 mod stats;
 pub(crate) mod sync;
+#[cfg(all(test, not(loom)))]
+mod tests;
 pub mod update;
 mod util;
