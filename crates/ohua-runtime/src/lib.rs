@@ -2,14 +2,20 @@
 //! `#[ohua::algorithm]` functions.
 //!
 //! A compiled algorithm is a static [`graph::GraphInfo`] plus generated code
-//! that instantiates its operators ([`node`]) and connects them with bounded
-//! single-producer single-consumer arcs ([`arc`], [`port`]). The deployment
-//! ([`deploy`]) partitions the operators into *sections*; [`exec::execute`]
-//! runs every section on its own thread (the caller's, or a worker of a
-//! process-wide pool), fusing the operators inside a
-//! section into one loop. [`report`] describes what ran, and [`context`]
-//! carries per-thread run options (deployment override, profiling,
-//! sequential mode).
+//! that instantiates its operators and connects them with bounded
+//! single-producer single-consumer arcs. The deployment ([`deploy`])
+//! partitions the operators into *sections*; a run executes every section
+//! on its own thread (the caller's, or a worker of a process-wide pool),
+//! fusing the operators inside a section into one loop. [`report`]
+//! describes what ran, and [`context`] carries per-thread run options
+//! (deployment override, profiling, sequential mode).
+//!
+//! Users reach the runtime through the `ohua` crate, which re-exports the
+//! public modules' items. The operators, ports, arcs, packets and the
+//! executor (modules `node`, `port`, `arc`, `packet`, `exec`) are internal:
+//! the code `#[ohua::algorithm]` generates names what it needs through the
+//! hidden `ohua::__private` (this crate's `__macro_support`), which is not
+//! a stable API.
 //!
 //! The modules are layered: each uses only modules of lower rows of the
 //! table in `LAYERS.md` (in this crate's directory), so there are no import
@@ -18,53 +24,54 @@
 //!
 //! # Example
 //!
-//! A one-operator graph whose sink hands a constant to the caller:
+//! The deployment of a two-operator graph with one section per operator,
+//! drawn as DOT with a cluster per section (what a run's
+//! [`report::RunReport`] holds as its `graph` and `plan`):
 //!
 //! ```
-//! use ohua_runtime::exec::{execute, ResultSlot};
-//! use ohua_runtime::graph::{GraphInfo, NodeInfo, OpKind};
-//! use ohua_runtime::node::{Node, Step};
-//!
-//! struct Answer(ResultSlot<u32>);
-//! impl Node for Answer {
-//!     fn step(&mut self, _budget: usize) -> Step {
-//!         self.0.set(42);
-//!         Step::Done
-//!     }
-//!     fn flush(&mut self) {}
-//! }
+//! use ohua_runtime::deploy::{plan, Deployment, SectionStrategy};
+//! use ohua_runtime::graph::{ArcInfo, GraphInfo, NodeInfo, OpKind};
+//! use ohua_runtime::report::to_dot;
 //!
 //! static G: GraphInfo = GraphInfo {
 //!     algorithm: "answer",
-//!     nodes: &[NodeInfo { name: "answer/result#0", kind: OpKind::Sink, depth: 0, label: "42", replicable: false }],
-//!     arcs: &[],
+//!     nodes: &[
+//!         NodeInfo { name: "answer/forty_two#0", kind: OpKind::Call, depth: 0, label: "forty_two()", replicable: false },
+//!         NodeInfo { name: "answer/result#1", kind: OpKind::Sink, depth: 0, label: "x", replicable: false },
+//!     ],
+//!     arcs: &[ArcInfo { from: 0, from_port: 0, to: 1, to_port: 0, feedback: false }],
 //! };
-//! let v = execute(&G, |b| {
-//!     let slot = b.result_slot();
-//!     b.node(0, Answer(slot.clone()));
-//!     slot
-//! });
-//! assert_eq!(v, 42);
+//! let p = plan(&G, &Deployment::default().sections(SectionStrategy::PerOperator));
+//! assert_eq!((p.sections, p.section_of.clone()), (2, vec![0, 1]));
+//! let dot = to_dot(&G, Some(&p));
+//! assert!(dot.contains("subgraph cluster_1 {"), "{dot}");
+//! assert!(dot.contains("n0 -> n1"), "{dot}");
 //! ```
+//!
+//! Running a graph is the generated code's part; the unit test
+//! `exec::run::tests::a_one_operator_graph_hands_its_constant_to_the_caller`
+//! builds and runs one by hand.
 
 #![warn(missing_docs)]
 
 #[doc(hidden)]
 #[path = "macro_support.rs"]
 pub mod __macro_support;
-pub mod arc;
+pub(crate) mod arc;
 pub mod context;
 pub mod deploy;
-pub mod exec;
+pub(crate) mod exec;
 pub mod graph;
 pub mod io;
 pub mod keyed;
-pub mod node;
-pub mod packet;
+pub(crate) mod node;
+pub(crate) mod packet;
 mod pool;
-pub mod port;
+pub(crate) mod port;
 pub mod report;
 mod stats;
 pub(crate) mod sync;
+#[cfg(all(test, not(loom)))]
+mod tests;
 pub mod update;
 mod util;

@@ -20,20 +20,10 @@ pub type Level = u16;
 ///
 /// # Example
 ///
-/// ```
-/// use ohua_runtime::packet::{Mark, Packet};
-/// // A depth-1 stream for one top-level activation whose loop ran three
-/// // times, with a control marker between the second and third iteration:
-/// let stream = vec![
-///     Packet::Data(1),
-///     Packet::Data(2),
-///     Packet::Mark(Mark { level: 0, id: 7 }),
-///     Packet::Data(3),
-///     Packet::End(0),
-/// ];
-/// assert!(stream[4].is_end());
-/// assert!(stream[2].is_mark());
-/// ```
+/// A depth-1 stream for one top-level activation whose loop ran three
+/// times, with a control marker between the second and third iteration, is
+/// `Data(1), Data(2), Mark(Mark { level: 0, id: 7 }), Data(3), End(0)`: see
+/// the unit test `a_depth_1_stream_with_a_marker`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Packet<T> {
     /// A value for one activation.
@@ -65,5 +55,21 @@ impl<T> Packet<T> {
     /// Whether this is a control marker.
     pub fn is_mark(&self) -> bool {
         matches!(self, Packet::Mark(_))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Mark, Packet};
+
+    /// [`Packet`]'s example.
+    #[test]
+    fn a_depth_1_stream_with_a_marker() {
+        // A depth-1 stream for one top-level activation whose loop ran three
+        // times, with a control marker between the second and third iteration:
+        let stream =
+            [Packet::Data(1), Packet::Data(2), Packet::Mark(Mark { level: 0, id: 7 }), Packet::Data(3), Packet::End(0)];
+        assert!(stream[4].is_end());
+        assert!(stream[2].is_mark());
     }
 }

@@ -316,11 +316,10 @@ mod tests {
     use std::sync::Mutex;
     use std::time::Duration;
 
-    /// The pool is process-wide: tests that count its workers take turns.
-    static POOL_TESTS: Mutex<()> = Mutex::new(());
-
-    fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
-        POOL_TESTS.lock().unwrap_or_else(|e| e.into_inner())
+    /// The pool is process-wide: tests that count its workers take turns,
+    /// and run while no test runs a graph (`crate::tests`).
+    fn one_at_a_time() -> std::sync::RwLockWriteGuard<'static, ()> {
+        crate::tests::pool_alone()
     }
 
     #[test]

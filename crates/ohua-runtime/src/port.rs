@@ -8,15 +8,8 @@ use crate::packet::{Level, Mark, Packet};
 ///
 /// # Example
 ///
-/// ```
-/// use ohua_runtime::{arc::channel, port::{In, Out}, packet::Packet};
-/// let (tx, rx) = channel::<u8>(2, None, None);
-/// let (mut out, mut inp) = (Out::new(vec![tx]), In::new(rx));
-/// out.send(5);
-/// assert_eq!(inp.pop(), None); // sent, not yet published
-/// out.flush();
-/// assert_eq!(inp.pop(), Some(Packet::Data(5)));
-/// ```
+/// What an [`Out`] sent is seen after its flush: see the unit test
+/// `a_value_sent_is_read_after_the_flush`.
 pub struct In<T> {
     rx: Receiver<T>,
 }
@@ -135,15 +128,7 @@ impl<T> Out<T> {
     ///
     /// # Example
     ///
-    /// ```
-    /// use ohua_runtime::{arc::channel, port::{In, Out}, packet::Packet};
-    /// let (a, ra) = channel::<u8>(2, None, None);
-    /// let (b, rb) = channel::<u8>(2, None, None);
-    /// let mut out = Out::fan(vec![Out::new(vec![a]), Out::new(vec![b])], Clone::clone);
-    /// out.send(7);
-    /// out.flush();
-    /// assert_eq!((In::new(ra).pop(), In::new(rb).pop()), (Some(Packet::Data(7)), Some(Packet::Data(7))));
-    /// ```
+    /// See the unit test `a_fanned_output_sends_to_every_consumer`.
     pub fn fan(outs: Vec<Out<T>>, clone: fn(&T) -> T) -> Self {
         Out { txs: outs.into_iter().flat_map(|o| o.txs).collect(), clone: Some(clone) }
     }
@@ -295,5 +280,34 @@ impl<T> OutCursor<'_, T> {
         if let OutCursor::One(w) = self {
             w.push(Packet::End(level));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{In, Out};
+    use crate::arc::channel;
+    use crate::packet::Packet;
+
+    /// [`In`]'s example.
+    #[test]
+    fn a_value_sent_is_read_after_the_flush() {
+        let (tx, rx) = channel::<u8>(2, None, None);
+        let (mut out, mut inp) = (Out::new(vec![tx]), In::new(rx));
+        out.send(5);
+        assert_eq!(inp.pop(), None); // sent, not yet published
+        out.flush();
+        assert_eq!(inp.pop(), Some(Packet::Data(5)));
+    }
+
+    /// [`Out::fan`]'s example.
+    #[test]
+    fn a_fanned_output_sends_to_every_consumer() {
+        let (a, ra) = channel::<u8>(2, None, None);
+        let (b, rb) = channel::<u8>(2, None, None);
+        let mut out = Out::fan(vec![Out::new(vec![a]), Out::new(vec![b])], Clone::clone);
+        out.send(7);
+        out.flush();
+        assert_eq!((In::new(ra).pop(), In::new(rb).pop()), (Some(Packet::Data(7)), Some(Packet::Data(7))));
     }
 }

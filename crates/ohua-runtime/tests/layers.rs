@@ -93,3 +93,43 @@ mod tests { use crate::high::*; }
     let msg = check("demo", &layers, &Scan { files: 1, paths: clean.0, imports: clean.1 });
     assert!(msg.is_empty(), "{msg}");
 }
+
+/// A directory module declared test-only in `lib.rs` (`#[cfg(all(test,
+/// not(loom)))] mod tests;`, as `src/tests/` is) is test code, and so is
+/// every file under it, submodules of submodules included; a module beside
+/// it declared without the `cfg` is still bound by the table.
+#[test]
+fn the_files_of_a_test_only_directory_module_are_test_code() {
+    let src = Path::new(env!("CARGO_TARGET_TMPDIR")).join("layers-test-directory/src");
+    let _ = std::fs::remove_dir_all(&src);
+    for (file, text) in [
+        ("lib.rs", "pub mod low;\npub mod high;\n#[cfg(all(test, not(loom)))]\nmod tests;\n"),
+        ("low/mod.rs", "mod leaf;\npub fn l() {}\n"),
+        ("low/leaf.rs", "use crate::high::h;\n"),
+        ("high.rs", "use crate::low::l;\npub fn h() {}\n"),
+        ("tests/mod.rs", "mod cases;\nmod common;\nuse crate::high::h;\n"),
+        ("tests/cases.rs", "use super::common::run;\nfn f() { crate::high::h(); }\n"),
+        ("tests/common/mod.rs", "mod shapes;\npub fn run() { crate::high::h(); }\n"),
+        ("tests/common/shapes.rs", "use crate::high::h;\n"),
+    ] {
+        let path = src.join(file);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    let layers = Layers::parse("## demo\n\n| row | modules |\n|---|---|\n| 1 | `low` |\n| 2 | `high` |\n", "demo");
+    let found = scan(&src);
+    assert_eq!(found.files, 8);
+    let from_tests: Vec<_> = found.imports.iter().filter(|i| i.from == "tests").collect();
+    let files: std::collections::BTreeSet<_> = from_tests.iter().map(|i| i.file.display().to_string()).collect();
+    assert_eq!(
+        files.into_iter().collect::<Vec<_>>(),
+        ["tests/cases.rs", "tests/common/mod.rs", "tests/common/shapes.rs", "tests/mod.rs"],
+        "{from_tests:#?}"
+    );
+    assert!(from_tests.iter().all(|i| i.test && i.to == "high"), "{from_tests:#?}");
+    let msg = check("demo", &layers, &found);
+    assert!(msg.contains("src/low/leaf.rs:1: `low` (row 1) uses `high` from a higher row"), "{msg}");
+    assert!(!msg.contains("tests"), "test code is not bound by the table: {msg}");
+    assert_eq!(msg.lines().filter(|l| l.starts_with("src/")).count(), 1, "{msg}");
+    std::fs::remove_dir_all(&src).unwrap();
+}

@@ -30,15 +30,8 @@ use crate::sync::Waker;
 ///
 /// # Example
 ///
-/// ```
-/// use ohua_runtime::arc::channel;
-/// use ohua_runtime::packet::Packet;
-/// let (mut tx, mut rx) = channel::<u32>(4, None, None);
-/// tx.push(Packet::Data(7));
-/// assert_eq!(rx.pop(), None); // not published yet
-/// tx.flush();
-/// assert_eq!(rx.pop(), Some(Packet::Data(7)));
-/// ```
+/// A pushed packet is not seen before the flush: see the unit test
+/// `a_push_is_seen_after_the_flush`.
 pub fn channel<T>(capacity: usize, producer: Option<Waker>, consumer: Option<Waker>) -> (Sender<T>, Receiver<T>) {
     let (p, c) = ring::ring(capacity.max(1));
     let tx = Sender { ring: p, counts_marks: true, honours_hold: false, wake_consumer: WakeOnDrop(consumer) };
@@ -245,6 +238,16 @@ impl<T> Receiver<T> {
 mod tests {
     use super::*;
     use crate::sync::{Arc, Mutex, Waker};
+
+    /// [`channel`]'s example.
+    #[test]
+    fn a_push_is_seen_after_the_flush() {
+        let (mut tx, mut rx) = channel::<u32>(4, None, None);
+        tx.push(Packet::Data(7));
+        assert_eq!(rx.pop(), None); // not published yet
+        tx.flush();
+        assert_eq!(rx.pop(), Some(Packet::Data(7)));
+    }
 
     /// A consumer woken because its producer went away must, when it looks,
     /// see the arc closed; otherwise it parks again and is never woken.

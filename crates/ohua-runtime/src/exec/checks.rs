@@ -27,18 +27,29 @@ pub trait SharedByOperators {}
 
 impl<T: Clone> SharedByOperators for T {}
 
-/// Generated code calls this on a value that crosses operators.
-///
-/// ```
-/// ohua_runtime::exec::crossing(&std::sync::Arc::new(1));
-/// ```
+/// Generated code calls this on a value that crosses operators (an `Arc`
+/// does: the unit test `an_arc_crosses_operators`).
 #[inline(always)]
 pub fn crossing<T: CrossesOperators + ?Sized>(_: &T) {}
 
-/// Generated code calls this on a value used by several operators.
-///
-/// ```
-/// ohua_runtime::exec::shared(&String::from("copied"));
-/// ```
+/// Generated code calls this on a value used by several operators (a
+/// `String` may be: the unit test `a_string_may_be_shared_by_operators`).
 #[inline(always)]
 pub fn shared<T: SharedByOperators>(_: &T) {}
+
+#[cfg(test)]
+mod tests {
+    use super::{crossing, shared};
+
+    /// [`crossing`]'s example.
+    #[test]
+    fn an_arc_crosses_operators() {
+        crossing(&std::sync::Arc::new(1));
+    }
+
+    /// [`shared`]'s example.
+    #[test]
+    fn a_string_may_be_shared_by_operators() {
+        shared(&String::from("copied"));
+    }
+}

@@ -28,8 +28,6 @@ mod timing;
 
 pub use crate::node::slot::ResultSlot;
 pub use builder::Builder;
-pub use call_ports::{CallFn, CallPorts, HoldFn};
-pub use checks::{crossing, shared, CrossesOperators, SharedByOperators};
-pub use observe::{OHUA_DOT, OHUA_EXPLAIN, OHUA_REPORT};
-pub use parts::{part, End};
+pub use checks::{crossing, shared};
+pub use parts::part;
 pub use run::execute;

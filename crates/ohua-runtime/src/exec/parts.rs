@@ -30,11 +30,7 @@ use std::mem::ManuallyDrop;
 ///
 /// # Example
 ///
-/// ```
-/// use ohua_runtime::exec::End;
-/// let end = End::new(vec![1, 2]);
-/// assert_eq!(end.take(), vec![1, 2]);
-/// ```
+/// See the unit test `an_end_gives_back_its_port`.
 #[must_use = "an end that is not taken leaves its arc open"]
 pub struct End<P>(ManuallyDrop<P>);
 
@@ -58,13 +54,31 @@ impl<P> End<P> {
 ///
 /// # Example
 ///
-/// ```
-/// use ohua_runtime::exec::part;
-/// let mut built = Vec::new();
-/// let n = part(&mut built, |b| { b.push(3); b.len() });
-/// assert_eq!((n, built), (1, vec![3]));
-/// ```
+/// See the unit test `a_part_runs_on_the_builder`.
 #[inline(never)]
 pub fn part<B, R>(builder: &mut B, f: impl FnOnce(&mut B) -> R) -> R {
     f(builder)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{part, End};
+
+    /// [`End`]'s example.
+    #[test]
+    fn an_end_gives_back_its_port() {
+        let end = End::new(vec![1, 2]);
+        assert_eq!(end.take(), vec![1, 2]);
+    }
+
+    /// [`part`]'s example.
+    #[test]
+    fn a_part_runs_on_the_builder() {
+        let mut built = Vec::new();
+        let n = part(&mut built, |b| {
+            b.push(3);
+            b.len()
+        });
+        assert_eq!((n, built), (1, vec![3]));
+    }
 }

@@ -21,7 +21,7 @@ use crate::update::Control;
 ///
 /// The deployment comes from [`crate::context::with_deployment`] if set,
 /// otherwise from the environment, read once per process ([`deploy::current`]). `build`
-/// creates the graph's arcs and operators through the [`Builder`] and
+/// creates the graph's arcs and operators through the `Builder` and
 /// returns the slot its sink fills. Each section then runs on its own scoped
 /// thread, except one that runs on the calling thread, so a single-section
 /// deployment spawns no thread. All threads have joined when this returns
@@ -43,7 +43,8 @@ use crate::update::Control;
 ///
 /// # Example
 ///
-/// See the crate-level example.
+/// A one-operator graph whose sink hands a constant to the caller: see the
+/// unit test `a_one_operator_graph_hands_its_constant_to_the_caller`.
 pub fn execute<'a, R: Send + 'a>(
     graph: &'static GraphInfo,
     build: impl FnOnce(&mut Builder<'a>) -> ResultSlot<R>,
@@ -227,4 +228,45 @@ fn assign<'a>(
         }
     }
     sections
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::execute;
+    use crate::graph::{GraphInfo, NodeInfo, OpKind};
+    use crate::node::slot::ResultSlot;
+    use crate::node::{Node, Step};
+
+    /// [`execute`]'s example (the crate's example until `exec` and `node`
+    /// became private).
+    #[test]
+    fn a_one_operator_graph_hands_its_constant_to_the_caller() {
+        let _graphs = crate::tests::runs_graphs();
+        struct Answer(ResultSlot<u32>);
+        impl Node for Answer {
+            fn step(&mut self, _budget: usize) -> Step {
+                self.0.set(42);
+                Step::Done
+            }
+            fn flush(&mut self) {}
+        }
+
+        static G: GraphInfo = GraphInfo {
+            algorithm: "answer",
+            nodes: &[NodeInfo {
+                name: "answer/result#0",
+                kind: OpKind::Sink,
+                depth: 0,
+                label: "42",
+                replicable: false,
+            }],
+            arcs: &[],
+        };
+        let v = execute(&G, |b| {
+            let slot = b.result_slot();
+            b.node(0, Answer(slot.clone()));
+            slot
+        });
+        assert_eq!(v, 42);
+    }
 }

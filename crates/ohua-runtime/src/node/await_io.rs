@@ -16,17 +16,8 @@ use crate::port::{In, Out};
 ///
 /// # Example
 ///
-/// ```
-/// use ohua_runtime::{arc::channel, io::Pending, node::{await_io::Await, Node, Step}, packet::Packet, port::{In, Out}};
-/// let (mut tx, rx) = channel::<Pending<u32>>(4, None, None);
-/// let (otx, mut orx) = channel::<u32>(4, None, None);
-/// let mut node = Await::new(In::new(rx), Out::new(vec![otx]));
-/// tx.push(Packet::Data(Pending::ready(7)));
-/// tx.flush();
-/// assert_eq!(node.step(8), Step::Progress(2)); // taken, then sent
-/// node.flush();
-/// assert_eq!(orx.pop(), Some(Packet::Data(7)));
-/// ```
+/// An answer that is ready is taken and sent on in one step: see the unit
+/// test `a_ready_answer_is_sent_on`.
 pub struct Await<T> {
     input: In<Pending<T>>,
     output: Out<T>,
@@ -111,5 +102,28 @@ impl<T: Send> Node for Await<T> {
 
     fn describe(&self) -> String {
         format!("await in {} waiting {} out {}", self.input.describe(), self.waiting.len(), self.output.describe())
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    /// `Await`'s example.
+    #[test]
+    fn a_ready_answer_is_sent_on() {
+        use crate::{
+            arc::channel,
+            io::Pending,
+            node::{await_io::Await, Node, Step},
+            packet::Packet,
+            port::{In, Out},
+        };
+        let (mut tx, rx) = channel::<Pending<u32>>(4, None, None);
+        let (otx, mut orx) = channel::<u32>(4, None, None);
+        let mut node = Await::new(In::new(rx), Out::new(vec![otx]));
+        tx.push(Packet::Data(Pending::ready(7)));
+        tx.flush();
+        assert_eq!(node.step(8), Step::Progress(2)); // taken, then sent
+        node.flush();
+        assert_eq!(orx.pop(), Some(Packet::Data(7)));
     }
 }

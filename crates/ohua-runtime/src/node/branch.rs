@@ -9,21 +9,8 @@ use crate::port::{In, Out};
 ///
 /// # Example
 ///
-/// ```
-/// use ohua_runtime::{arc::channel, port::{In, Out}, node::{Node, branch::Switch}, packet::Packet};
-/// let (mut ctx, crx) = channel::<usize>(2, None, None);
-/// let (mut vtx, vrx) = channel::<&str>(2, None, None);
-/// let (a, mut arx) = channel(2, None, None);
-/// let (b, mut brx) = channel(2, None, None);
-/// let mut s = Switch::new(In::new(crx), In::new(vrx), vec![Out::new(vec![a]), Out::new(vec![b])]);
-/// ctx.push(Packet::Data(1));
-/// vtx.push(Packet::Data("x"));
-/// (ctx.flush(), vtx.flush()); // publish, as a section does after each step
-/// s.step(4);
-/// s.flush();
-/// assert!(arx.pop().is_none());
-/// assert_eq!(brx.pop(), Some(Packet::Data("x")));
-/// ```
+/// An arm index of 1 sends the value to the second arm only: see the unit
+/// test `a_value_goes_to_the_arm_its_index_selects`.
 pub struct Switch<T> {
     arm: In<usize>,
     value: In<T>,
@@ -188,5 +175,33 @@ impl<T: Send> Node for Merge<T> {
     fn describe(&self) -> String {
         let ins: Vec<String> = std::iter::once(self.arm.describe()).chain(self.arms.iter().map(In::describe)).collect();
         super::describe::ports(&ins, &[self.out.describe()])
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    /// `Switch`'s example.
+    #[test]
+    fn a_value_goes_to_the_arm_its_index_selects() {
+        use crate::{
+            arc::channel,
+            node::{branch::Switch, Node},
+            packet::Packet,
+            port::{In, Out},
+        };
+        let (mut ctx, crx) = channel::<usize>(2, None, None);
+        let (mut vtx, vrx) = channel::<&str>(2, None, None);
+        let (a, mut arx) = channel(2, None, None);
+        let (b, mut brx) = channel(2, None, None);
+        let mut s = Switch::new(In::new(crx), In::new(vrx), vec![Out::new(vec![a]), Out::new(vec![b])]);
+        ctx.push(Packet::Data(1));
+        vtx.push(Packet::Data("x"));
+        // Publish, as a section does after each step.
+        ctx.flush();
+        vtx.flush();
+        s.step(4);
+        s.flush();
+        assert!(arx.pop().is_none());
+        assert_eq!(brx.pop(), Some(Packet::Data("x")));
     }
 }

@@ -15,19 +15,8 @@ use super::{Node, Step};
 ///
 /// # Example
 ///
-/// ```
-/// use ohua_runtime::{arc::channel, port::{In, Out}, node::{Node, Step, call::Call}};
-/// use ohua_runtime::packet::Packet;
-/// let (mut tx, rx) = channel::<u32>(4, None, None);
-/// let (otx, mut orx) = channel::<u32>(4, None, None);
-/// let mut node = Call::new((In::new(rx),), (), (Out::new(vec![otx]),),
-///     |(x,): (u32,), ()| ((), (x + 1,)));
-/// tx.push(Packet::Data(41));
-/// tx.flush(); // publish, as a section does after each step
-/// assert_eq!(node.step(8), Step::Progress(1));
-/// node.flush();
-/// assert_eq!(orx.pop(), Some(Packet::Data(42)));
-/// ```
+/// A call of `x + 1` sends 42 for 41: see the unit test
+/// `a_call_sends_its_result_for_each_input`.
 pub struct Call<I, S, O, F> {
     ports: Ports<I, S, O>,
     f: F,
@@ -296,6 +285,25 @@ mod tests {
     use crate::node::{Node, Step};
     use crate::packet::Packet;
     use crate::port::{In, Out};
+
+    /// `Call`'s example.
+    #[test]
+    fn a_call_sends_its_result_for_each_input() {
+        use crate::packet::Packet;
+        use crate::{
+            arc::channel,
+            node::{call::Call, Node, Step},
+            port::{In, Out},
+        };
+        let (mut tx, rx) = channel::<u32>(4, None, None);
+        let (otx, mut orx) = channel::<u32>(4, None, None);
+        let mut node = Call::new((In::new(rx),), (), (Out::new(vec![otx]),), |(x,): (u32,), ()| ((), (x + 1,)));
+        tx.push(Packet::Data(41));
+        tx.flush(); // publish, as a section does after each step
+        assert_eq!(node.step(8), Step::Progress(1));
+        node.flush();
+        assert_eq!(orx.pop(), Some(Packet::Data(42)));
+    }
 
     fn send<T>(tx: &mut Sender<T>, packets: impl IntoIterator<Item = Packet<T>>) {
         for p in packets {

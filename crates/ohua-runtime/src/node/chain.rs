@@ -30,48 +30,13 @@ use crate::update::VersionScope;
 /// One fused call: its own input and output ports (used when it starts or
 /// ends a piece), its function, and the next link when fused with it.
 ///
-/// `f` has the signature of a [`Call`](super::call::Call) closure with one
+/// `f` has the signature of a `Call` closure (`node/call.rs`) with one
 /// data input, no sticky input and one output.
 ///
 /// # Example
 ///
 /// Two links that the deployment keeps in one section run as one operator:
-///
-/// ```
-/// use ohua_runtime::exec::{execute, ResultSlot};
-/// use ohua_runtime::graph::{ArcInfo, GraphInfo, NodeInfo, OpKind};
-/// use ohua_runtime::node::chain::Link;
-/// use ohua_runtime::node::source::{Sink, Source};
-/// use ohua_runtime::port::{In, Out};
-///
-/// static G: GraphInfo = GraphInfo {
-///     algorithm: "inc2",
-///     nodes: &[
-///         NodeInfo { name: "inc2/x#arg", kind: OpKind::Source, depth: 0, label: "x", replicable: false },
-///         NodeInfo { name: "inc2/inc#1", kind: OpKind::Call, depth: 0, label: "inc", replicable: false },
-///         NodeInfo { name: "inc2/inc#2", kind: OpKind::Call, depth: 0, label: "inc", replicable: false },
-///         NodeInfo { name: "inc2/result", kind: OpKind::Sink, depth: 0, label: "", replicable: false },
-///     ],
-///     arcs: &[
-///         ArcInfo { from: 0, from_port: 0, to: 1, to_port: 0, feedback: false },
-///         ArcInfo { from: 1, from_port: 0, to: 2, to_port: 0, feedback: false },
-///         ArcInfo { from: 2, from_port: 0, to: 3, to_port: 0, feedback: false },
-///     ],
-/// };
-/// let v = execute(&G, |b| {
-///     let (s0, r0) = b.arc(0);
-///     let (s1, r1) = b.arc(1);
-///     let (s2, r2) = b.arc(2);
-///     let slot: ResultSlot<u32> = b.result_slot();
-///     b.node(0, Source::new(40u32, Out::new(vec![s0])));
-///     let first = Link::new(1, In::new(r0), Out::new(vec![s1]), |(x,): (u32,), ()| ((), (x + 1,)));
-///     let second = Link::new(2, In::new(r1), Out::new(vec![s2]), |(x,): (u32,), ()| ((), (x + 1,)));
-///     b.chain(first.then(second));
-///     b.node(3, Sink::new(In::new(r2), slot.clone()));
-///     slot
-/// });
-/// assert_eq!(v, 42);
-/// ```
+/// `40 + 1 + 1` in the unit test `two_links_in_one_section_run_as_one_operator`.
 pub struct Link<A, B, F, N> {
     id: usize,
     input: In<A>,
@@ -437,5 +402,47 @@ where
         let mut ids = Vec::new();
         self.0.fused_ids(&mut ids);
         format!("in [{}] fused nodes {ids:?}", self.0.input.describe())
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    /// `Link`'s example.
+    #[test]
+    fn two_links_in_one_section_run_as_one_operator() {
+        use crate::exec::{execute, ResultSlot};
+        use crate::graph::{ArcInfo, GraphInfo, NodeInfo, OpKind};
+        use crate::node::chain::Link;
+        use crate::node::source::{Sink, Source};
+        use crate::port::{In, Out};
+
+        let _graphs = crate::tests::runs_graphs();
+        static G: GraphInfo = GraphInfo {
+            algorithm: "inc2",
+            nodes: &[
+                NodeInfo { name: "inc2/x#arg", kind: OpKind::Source, depth: 0, label: "x", replicable: false },
+                NodeInfo { name: "inc2/inc#1", kind: OpKind::Call, depth: 0, label: "inc", replicable: false },
+                NodeInfo { name: "inc2/inc#2", kind: OpKind::Call, depth: 0, label: "inc", replicable: false },
+                NodeInfo { name: "inc2/result", kind: OpKind::Sink, depth: 0, label: "", replicable: false },
+            ],
+            arcs: &[
+                ArcInfo { from: 0, from_port: 0, to: 1, to_port: 0, feedback: false },
+                ArcInfo { from: 1, from_port: 0, to: 2, to_port: 0, feedback: false },
+                ArcInfo { from: 2, from_port: 0, to: 3, to_port: 0, feedback: false },
+            ],
+        };
+        let v = execute(&G, |b| {
+            let (s0, r0) = b.arc(0);
+            let (s1, r1) = b.arc(1);
+            let (s2, r2) = b.arc(2);
+            let slot: ResultSlot<u32> = b.result_slot();
+            b.node(0, Source::new(40u32, Out::new(vec![s0])));
+            let first = Link::new(1, In::new(r0), Out::new(vec![s1]), |(x,): (u32,), ()| ((), (x + 1,)));
+            let second = Link::new(2, In::new(r1), Out::new(vec![s2]), |(x,): (u32,), ()| ((), (x + 1,)));
+            b.chain(first.then(second));
+            b.node(3, Sink::new(In::new(r2), slot.clone()));
+            slot
+        });
+        assert_eq!(v, 42);
     }
 }

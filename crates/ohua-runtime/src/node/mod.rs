@@ -37,15 +37,8 @@ impl Step {
 ///
 /// # Example
 ///
-/// ```
-/// use ohua_runtime::node::{Node, Step};
-/// struct Nop;
-/// impl Node for Nop {
-///     fn step(&mut self, _budget: usize) -> Step { Step::Done }
-///     fn flush(&mut self) {}
-/// }
-/// assert_eq!(Nop.step(8), Step::Done);
-/// ```
+/// An operator that is done at its first step: see the unit test
+/// `an_operator_may_be_done_at_its_first_step`.
 pub trait Node: Send {
     /// Do at most `budget` firings. Must never block the thread on an arc.
     fn step(&mut self, budget: usize) -> Step;
@@ -80,3 +73,20 @@ pub(crate) mod slot;
 pub mod smap;
 pub mod source;
 pub mod sticky;
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    /// `Node`'s example.
+    #[test]
+    fn an_operator_may_be_done_at_its_first_step() {
+        use crate::node::{Node, Step};
+        struct Nop;
+        impl Node for Nop {
+            fn step(&mut self, _budget: usize) -> Step {
+                Step::Done
+            }
+            fn flush(&mut self) {}
+        }
+        assert_eq!(Nop.step(8), Step::Done);
+    }
+}

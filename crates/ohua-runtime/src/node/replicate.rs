@@ -62,23 +62,8 @@ pub(crate) fn order_capacity(replicas: usize, batch: usize) -> usize {
 ///
 /// # Example
 ///
-/// ```
-/// use ohua_runtime::{arc::channel, port::In, packet::Packet, node::{Node, Step}};
-/// use ohua_runtime::node::replicate::Scatter;
-/// let (mut tx, rx) = channel::<u32>(8, None, None);
-/// let (l0, mut r0) = channel::<(u32,)>(4, None, None);
-/// let (l1, mut r1) = channel::<(u32,)>(4, None, None);
-/// let (order, mut order_rx) = channel::<u16>(16, None, None);
-/// let mut scatter = Scatter::new((In::new(rx),), vec![l0, l1], order, |t| t);
-/// for p in [Packet::Data(1), Packet::Data(2), Packet::End(0)] { tx.push(p); }
-/// tx.flush();
-/// assert_eq!(scatter.step(8), Step::Progress(3));
-/// scatter.flush();
-/// // One item per lane (the emptiest first), then the marker on the order arc only.
-/// assert_eq!((r0.pop(), r1.pop()), (Some(Packet::Data((1,))), Some(Packet::Data((2,)))));
-/// let order: Vec<_> = std::iter::from_fn(|| order_rx.pop()).collect();
-/// assert_eq!(order, vec![Packet::Data(0), Packet::Data(1), Packet::End(0)]);
-/// ```
+/// One item per lane (the emptiest first), then the marker on the order arc
+/// only: see the unit test `a_scatter_deals_one_item_per_lane`.
 pub struct Scatter<I, T, C> {
     inputs: I,
     lanes: Vec<Sender<T>>,
@@ -227,28 +212,8 @@ pub(super) fn deal_mark<I: DataInputs, T>(
 ///
 /// # Example
 ///
-/// ```
-/// use ohua_runtime::{arc::channel, port::{In, Out}, packet::Packet, node::{Node, Step}};
-/// use ohua_runtime::node::replicate::Gather;
-/// let (mut order, order_rx) = channel::<u16>(8, None, None);
-/// let (mut l0, r0) = channel::<(u32,)>(4, None, None);
-/// let (mut l1, r1) = channel::<(u32,)>(4, None, None);
-/// let (out, out_rx) = channel::<u32>(8, None, None);
-/// let mut gather = Gather::new(order_rx, vec![r0, r1], (Out::new(vec![out]),), |t| t);
-/// // Item 1 went to lane 1, item 2 to lane 0; lane 0 finished first.
-/// for p in [Packet::Data(1), Packet::Data(0), Packet::End(0)] { order.push(p); }
-/// order.flush();
-/// l0.push(Packet::Data((20,)));
-/// l0.flush();
-/// assert_eq!(gather.step(8), Step::Blocked, "item 1 is not ready: nothing leaves");
-/// l1.push(Packet::Data((10,)));
-/// l1.flush();
-/// assert_eq!(gather.step(8), Step::Progress(3));
-/// gather.flush();
-/// let mut out_rx = In::new(out_rx);
-/// let out: Vec<_> = std::iter::from_fn(|| out_rx.pop()).collect();
-/// assert_eq!(out, vec![Packet::Data(10), Packet::Data(20), Packet::End(0)]);
-/// ```
+/// Items that finished out of order leave in input order, each once every
+/// earlier one is ready: see the unit test `a_gather_sends_in_input_order`.
 pub struct Gather<O, T, C> {
     order: In<u16>,
     lanes: Vec<Receiver<T>>,
@@ -422,5 +387,67 @@ mod loom_models {
             let got: Vec<_> = std::iter::from_fn(|| out_rx.pop()).collect();
             assert_eq!(got, vec![Packet::Data(10), Packet::End(0), Packet::Data(20)]);
         });
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    /// `Scatter`'s example.
+    #[test]
+    fn a_scatter_deals_one_item_per_lane() {
+        use crate::node::replicate::Scatter;
+        use crate::{
+            arc::channel,
+            node::{Node, Step},
+            packet::Packet,
+            port::In,
+        };
+        let (mut tx, rx) = channel::<u32>(8, None, None);
+        let (l0, mut r0) = channel::<(u32,)>(4, None, None);
+        let (l1, mut r1) = channel::<(u32,)>(4, None, None);
+        let (order, mut order_rx) = channel::<u16>(16, None, None);
+        let mut scatter = Scatter::new((In::new(rx),), vec![l0, l1], order, |t| t);
+        for p in [Packet::Data(1), Packet::Data(2), Packet::End(0)] {
+            tx.push(p);
+        }
+        tx.flush();
+        assert_eq!(scatter.step(8), Step::Progress(3));
+        scatter.flush();
+        // One item per lane (the emptiest first), then the marker on the order arc only.
+        assert_eq!((r0.pop(), r1.pop()), (Some(Packet::Data((1,))), Some(Packet::Data((2,)))));
+        let order: Vec<_> = std::iter::from_fn(|| order_rx.pop()).collect();
+        assert_eq!(order, vec![Packet::Data(0), Packet::Data(1), Packet::End(0)]);
+    }
+
+    /// `Gather`'s example.
+    #[test]
+    fn a_gather_sends_in_input_order() {
+        use crate::node::replicate::Gather;
+        use crate::{
+            arc::channel,
+            node::{Node, Step},
+            packet::Packet,
+            port::{In, Out},
+        };
+        let (mut order, order_rx) = channel::<u16>(8, None, None);
+        let (mut l0, r0) = channel::<(u32,)>(4, None, None);
+        let (mut l1, r1) = channel::<(u32,)>(4, None, None);
+        let (out, out_rx) = channel::<u32>(8, None, None);
+        let mut gather = Gather::new(order_rx, vec![r0, r1], (Out::new(vec![out]),), |t| t);
+        // Item 1 went to lane 1, item 2 to lane 0; lane 0 finished first.
+        for p in [Packet::Data(1), Packet::Data(0), Packet::End(0)] {
+            order.push(p);
+        }
+        order.flush();
+        l0.push(Packet::Data((20,)));
+        l0.flush();
+        assert_eq!(gather.step(8), Step::Blocked, "item 1 is not ready: nothing leaves");
+        l1.push(Packet::Data((10,)));
+        l1.flush();
+        assert_eq!(gather.step(8), Step::Progress(3));
+        gather.flush();
+        let mut out_rx = In::new(out_rx);
+        let out: Vec<_> = std::iter::from_fn(|| out_rx.pop()).collect();
+        assert_eq!(out, vec![Packet::Data(10), Packet::Data(20), Packet::End(0)]);
     }
 }

@@ -10,14 +10,8 @@ use crate::sync::{Arc, Mutex};
 ///
 /// # Example
 ///
-/// ```
-/// use ohua_runtime::exec::ResultSlot;
-/// let slot = ResultSlot::new();
-/// let sink_side = slot.clone();
-/// sink_side.set("done");
-/// assert_eq!(slot.take(), Some("done"));
-/// assert_eq!(slot.take(), None);
-/// ```
+/// The sink sets the value through a clone; the caller takes it once: see
+/// the unit test `the_value_set_is_taken_once`.
 pub struct ResultSlot<T>(Arc<Mutex<Option<T>>>);
 
 impl<T> ResultSlot<T> {
@@ -60,5 +54,19 @@ impl<T> Default for ResultSlot<T> {
 impl<T> std::fmt::Debug for ResultSlot<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ResultSlot").field("set", &self.is_set()).finish()
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    /// `ResultSlot`'s example.
+    #[test]
+    fn the_value_set_is_taken_once() {
+        use crate::exec::ResultSlot;
+        let slot = ResultSlot::new();
+        let sink_side = slot.clone();
+        sink_side.set("done");
+        assert_eq!(slot.take(), Some("done"));
+        assert_eq!(slot.take(), None);
     }
 }

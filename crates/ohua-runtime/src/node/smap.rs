@@ -29,19 +29,8 @@ enum Iterating<I> {
 ///
 /// # Example
 ///
-/// ```
-/// use ohua_runtime::{arc::channel, port::{In, Out}, node::{Node, smap::SMap}, packet::Packet};
-/// let (mut tx, rx) = channel::<Vec<u8>>(2, None, None);
-/// let (etx, mut erx) = channel::<u8>(8, None, None);
-/// let mut n = SMap::new(In::new(rx), 0, Out::new(vec![etx]), Out::none());
-/// tx.push(Packet::Data(vec![1, 2]));
-/// tx.flush(); // publish, as a section does after each step
-/// n.step(16);
-/// n.flush();
-/// assert_eq!(erx.pop(), Some(Packet::Data(1)));
-/// assert_eq!(erx.pop(), Some(Packet::Data(2)));
-/// assert_eq!(erx.pop(), Some(Packet::End(0)));
-/// ```
+/// A vector `[1, 2]` becomes `Data(1), Data(2), End(0)`: see the unit test
+/// `a_vector_becomes_its_elements_and_an_end`.
 pub struct SMap<C: IntoIterator> {
     input: In<C>,
     level: Level,
@@ -480,5 +469,29 @@ impl<T: Send, C: FromIterator<T> + Send> Node for Collect<T, C> {
             self.items.len(),
             super::describe::ports(&[self.input.describe()], &[self.out.describe()])
         )
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    /// `SMap`'s example.
+    #[test]
+    fn a_vector_becomes_its_elements_and_an_end() {
+        use crate::{
+            arc::channel,
+            node::{smap::SMap, Node},
+            packet::Packet,
+            port::{In, Out},
+        };
+        let (mut tx, rx) = channel::<Vec<u8>>(2, None, None);
+        let (etx, mut erx) = channel::<u8>(8, None, None);
+        let mut n = SMap::new(In::new(rx), 0, Out::new(vec![etx]), Out::none());
+        tx.push(Packet::Data(vec![1, 2]));
+        tx.flush(); // publish, as a section does after each step
+        n.step(16);
+        n.flush();
+        assert_eq!(erx.pop(), Some(Packet::Data(1)));
+        assert_eq!(erx.pop(), Some(Packet::Data(2)));
+        assert_eq!(erx.pop(), Some(Packet::End(0)));
     }
 }

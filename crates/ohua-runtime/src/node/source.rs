@@ -9,15 +9,8 @@ use crate::port::{In, Out};
 ///
 /// # Example
 ///
-/// ```
-/// use ohua_runtime::{arc::channel, port::Out, node::{Node, Step, source::Source}};
-/// let (tx, mut rx) = channel::<&str>(1, None, None);
-/// let mut s = Source::new("arg", Out::new(vec![tx]));
-/// assert_eq!(s.step(1), Step::Done);
-/// drop(s); // a section drops a finished node, which publishes and closes its arcs
-/// assert!(rx.pop().is_some());
-/// assert!(rx.is_closed());
-/// ```
+/// Done after one step; dropped, it publishes its value and closes its arc:
+/// see the unit test `a_source_emits_once_and_closes_its_arc`.
 pub struct Source<T> {
     value: Option<T>,
     out: Out<T>,
@@ -46,7 +39,8 @@ impl<T: Send> Node for Source<T> {
     }
 }
 
-/// Receives the algorithm's result (a depth-0 stream) into a [`ResultSlot`].
+/// Receives the algorithm's result (a depth-0 stream) into a `ResultSlot`
+/// (`node/slot.rs`).
 pub struct Sink<T> {
     input: In<T>,
     slot: ResultSlot<T>,
@@ -79,5 +73,24 @@ impl<T: Send> Node for Sink<T> {
 
     fn describe(&self) -> String {
         super::describe::ports(&[self.input.describe()], &[])
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    /// `Source`'s example.
+    #[test]
+    fn a_source_emits_once_and_closes_its_arc() {
+        use crate::{
+            arc::channel,
+            node::{source::Source, Node, Step},
+            port::Out,
+        };
+        let (tx, mut rx) = channel::<&str>(1, None, None);
+        let mut s = Source::new("arg", Out::new(vec![tx]));
+        assert_eq!(s.step(1), Step::Done);
+        drop(s); // a section drops a finished node, which publishes and closes its arcs
+        assert!(rx.pop().is_some());
+        assert!(rx.is_closed());
     }
 }

@@ -9,12 +9,7 @@ use crate::update::StateRef;
 ///
 /// # Example
 ///
-/// ```
-/// use ohua_runtime::{arc::channel, port::{In, Out}, node::sticky::Sticky};
-/// let (_tx, rx) = channel::<Vec<u32>>(2, None, None);
-/// let s = Sticky::new(In::new(rx), 0, Out::none());
-/// assert_eq!(s.home(), 0);
-/// ```
+/// See the unit test `a_sticky_value_knows_its_home_level`.
 pub struct Sticky<T> {
     input: In<T>,
     home: Level,
@@ -327,3 +322,19 @@ impl_sticky!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8);
 impl_sticky!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9);
 impl_sticky!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10);
 impl_sticky!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11);
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    /// `Sticky`'s example.
+    #[test]
+    fn a_sticky_value_knows_its_home_level() {
+        use crate::{
+            arc::channel,
+            node::sticky::Sticky,
+            port::{In, Out},
+        };
+        let (_tx, rx) = channel::<Vec<u32>>(2, None, None);
+        let s = Sticky::new(In::new(rx), 0, Out::none());
+        assert_eq!(s.home(), 0);
+    }
+}

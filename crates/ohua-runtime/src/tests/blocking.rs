@@ -3,14 +3,13 @@
 //! Chain A's gate blocks on a std channel until chain B has finished; the
 //! run completes only if B's section keeps running meanwhile.
 
-mod common;
-
-use common::graphs::run_indep;
-use common::watchdog;
-use ohua_runtime::context::with_deployment;
-use ohua_runtime::deploy::{Deployment, SectionRule, SectionStrategy};
+use super::common::graphs::run_indep;
+use super::common::watchdog;
+use crate::context::with_deployment;
+use crate::deploy::{Deployment, SectionRule, SectionStrategy};
 
 fn check(sections: SectionStrategy) {
+    let _graphs = super::runs_graphs();
     let d = Deployment::default().workers(2).sections(sections).batch_size(8).arc_capacity(4);
     let (a, b) = watchdog(60, move || with_deployment(d, || run_indep(10_000)));
     assert_eq!(a, (0..10_000).collect::<Vec<_>>());

@@ -1,17 +1,15 @@
 //! Streaming through a five-stage pipeline under every section strategy:
 //! exact results, and no hang even with tiny batches and arcs.
 
-mod common;
-
 use std::sync::Mutex;
 
-use common::graphs::{run_pipeline, PIPE};
-use common::nodes::{Count, Map, Sink, Slice};
-use common::watchdog;
-use ohua_runtime::context::{is_sequential, profile, sequential, with_deployment};
-use ohua_runtime::deploy::{Deployment, SectionStrategy};
-use ohua_runtime::exec::execute;
-use ohua_runtime::port::{In, Out};
+use super::common::graphs::{run_pipeline, PIPE};
+use super::common::nodes::{Count, Map, Sink, Slice};
+use super::common::watchdog;
+use crate::context::{is_sequential, profile, sequential, with_deployment};
+use crate::deploy::{Deployment, SectionStrategy};
+use crate::exec::execute;
+use crate::port::{In, Out};
 
 const N: u64 = 1_000_000;
 
@@ -33,26 +31,31 @@ fn stream_million(d: Deployment) {
 
 #[test]
 fn million_items_single_section() {
+    let _graphs = super::runs_graphs();
     stream_million(tiny(SectionStrategy::Single, 1));
 }
 
 #[test]
 fn million_items_per_operator() {
+    let _graphs = super::runs_graphs();
     stream_million(tiny(SectionStrategy::PerOperator, 2));
 }
 
 #[test]
 fn million_items_auto_two_workers() {
+    let _graphs = super::runs_graphs();
     stream_million(tiny(SectionStrategy::Auto, 2));
 }
 
 #[test]
 fn million_items_random_sections() {
+    let _graphs = super::runs_graphs();
     stream_million(tiny(SectionStrategy::Random { sections: 3, seed: 7 }, 2));
 }
 
 #[test]
 fn many_random_deployments_agree() {
+    let _graphs = super::runs_graphs();
     let _heavy = HEAVY.lock().unwrap_or_else(|e| e.into_inner());
     watchdog(60, || {
         for seed in 0..20 {
@@ -65,6 +68,7 @@ fn many_random_deployments_agree() {
 
 #[test]
 fn a_sleepy_stage_is_waited_for_not_lost() {
+    let _graphs = super::runs_graphs();
     // A stage that sometimes sleeps makes its neighbours back off and park.
     let out = watchdog(60, || {
         let d = tiny(SectionStrategy::PerOperator, 2);
@@ -82,6 +86,7 @@ fn a_sleepy_stage_is_waited_for_not_lost() {
 
 #[test]
 fn graphs_may_borrow_the_callers_data() {
+    let _graphs = super::runs_graphs();
     let data: Vec<u64> = (0..1000).rev().collect();
     let d = tiny(SectionStrategy::PerOperator, 2);
     let out = with_deployment(d, || {
@@ -104,6 +109,7 @@ fn graphs_may_borrow_the_callers_data() {
 
 #[test]
 fn profile_reports_firings_per_operator() {
+    let _graphs = super::runs_graphs();
     let d = Deployment::default().workers(2).sections(SectionStrategy::Auto).batch_size(64).arc_capacity(128);
     let (out, reports) = profile(|| with_deployment(d, || run_pipeline(&PIPE, 10_000, |x| x)));
     assert_eq!(out.len(), 10_000);
@@ -130,6 +136,7 @@ fn nested_sum(x: u64, seen_sequential: &std::sync::atomic::AtomicBool) -> u64 {
 
 #[test]
 fn nested_runs_inherit_the_callers_options() {
+    let _graphs = super::runs_graphs();
     use std::sync::atomic::AtomicBool;
     static INNER_SAW_SEQUENTIAL: AtomicBool = AtomicBool::new(false);
     let d = tiny(SectionStrategy::PerOperator, 2);

@@ -1,21 +1,19 @@
 //! Operator panics reach the caller with their original payload, after every
 //! section shut down; the operator is named by `last_operator_panic`.
 //!
-//! This binary's tests are the only users of the `boom` graph, so counting
-//! threads named `ohua-boom-*` is not disturbed by concurrent tests.
-
-mod common;
+//! These are the only tests of the crate that run the `boom` graph, so
+//! counting threads named `ohua-boom-*` is not disturbed by concurrent tests.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use common::graphs::{run_pipeline, BOOM, PIPE};
-use common::nodes::{Count, Map, Sink};
-use common::{expect_panic, thread_names, watchdog};
-use ohua_runtime::context::{last_operator_panic, with_deployment, OperatorPanic};
-use ohua_runtime::deploy::{Deployment, SectionStrategy};
-use ohua_runtime::exec::{execute, ResultSlot};
-use ohua_runtime::node::{Node, Step};
-use ohua_runtime::port::{In, Out};
+use super::common::graphs::{run_pipeline, BOOM, PIPE};
+use super::common::nodes::{Count, Map, Sink};
+use super::common::{expect_panic, thread_names, watchdog};
+use crate::context::{last_operator_panic, with_deployment, OperatorPanic};
+use crate::deploy::{Deployment, SectionStrategy};
+use crate::exec::{execute, ResultSlot};
+use crate::node::{Node, Step};
+use crate::port::{In, Out};
 
 /// Most `ohua-boom-*` threads seen alive while an operator panicked.
 static SEEN_ALIVE: AtomicUsize = AtomicUsize::new(0);
@@ -26,6 +24,7 @@ fn boom_threads() -> usize {
 
 #[test]
 fn a_panicking_operator_aborts_the_run_and_its_payload_is_reraised() {
+    let _graphs = super::runs_graphs();
     let strategies = [
         SectionStrategy::Single,
         SectionStrategy::PerOperator,
@@ -61,6 +60,7 @@ fn a_panicking_operator_aborts_the_run_and_its_payload_is_reraised() {
 
 #[test]
 fn non_string_payloads_reach_the_caller_unchanged() {
+    let _graphs = super::runs_graphs();
     #[derive(Debug, PartialEq)]
     struct MyError(u32);
     let d = Deployment::default().workers(2).sections(SectionStrategy::PerOperator);
@@ -77,6 +77,7 @@ fn non_string_payloads_reach_the_caller_unchanged() {
 
 #[test]
 fn a_missing_operator_is_reported_by_name() {
+    let _graphs = super::runs_graphs();
     let msg = expect_panic(|| {
         execute(&PIPE, |b| {
             let (t0, r0) = b.arc(0);
@@ -92,6 +93,7 @@ fn a_missing_operator_is_reported_by_name() {
 
 #[test]
 fn a_run_without_result_names_the_algorithm() {
+    let _graphs = super::runs_graphs();
     let d = Deployment::default().sections(SectionStrategy::Single);
     let msg = expect_panic(|| {
         with_deployment(d, || {
@@ -115,6 +117,7 @@ fn a_run_without_result_names_the_algorithm() {
 
 #[test]
 fn creating_an_arc_twice_is_a_bug_in_the_build() {
+    let _graphs = super::runs_graphs();
     let msg = expect_panic(|| {
         execute(&PIPE, |b| {
             let _first = b.arc::<u64>(0);
@@ -146,6 +149,7 @@ impl Drop for DropBomb {
 
 #[test]
 fn a_panicking_destructor_is_an_operator_panic() {
+    let _graphs = super::runs_graphs();
     let d = Deployment::default().workers(2).sections(SectionStrategy::PerOperator);
     let (msg, named) = watchdog(60, move || {
         let msg = expect_panic(|| {

@@ -3,10 +3,10 @@
 
 use std::sync::mpsc;
 
-use ohua_runtime::exec::ResultSlot;
-use ohua_runtime::node::{Node, Step};
-use ohua_runtime::packet::Packet;
-use ohua_runtime::port::{In, Out};
+use crate::exec::ResultSlot;
+use crate::node::{Node, Step};
+use crate::packet::Packet;
+use crate::port::{In, Out};
 
 /// Emits `0..end`, then is done.
 pub struct Count {
