@@ -31,7 +31,13 @@ use crate::sync::{thread, Backoff, Parker, Unparker};
 pub(crate) const SPIN_WINDOW: Duration = Duration::from_micros(50);
 
 /// How long an idle worker waits for a job before it exits.
+#[cfg(not(test))]
 pub(crate) const IDLE_TIMEOUT: Duration = Duration::from_secs(5);
+/// Shorter in this crate's unit tests: the test that waits for an idle
+/// worker to exit runs alone (`tests::pool_alone`), holding back every
+/// test that runs a graph meanwhile.
+#[cfg(test)]
+pub(crate) const IDLE_TIMEOUT: Duration = Duration::from_secs(1);
 
 /// The name idle workers carry (a running worker carries its section's name).
 const IDLE_NAME: &str = "ohua-idle";
