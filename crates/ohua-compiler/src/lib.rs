@@ -15,10 +15,10 @@
 //! Operator kinds live in [`graph::ops`], one file each (name, ports and
 //! the code that builds the operator), registered in one list there; the
 //! lowering, the graph printers and code generation go through that list.
-//! Adding a kind is one file there plus one line in the list, the runtime's
-//! operator (`ohua-runtime/src/node/`) with its line in
-//! `ohua_runtime::__macro_support` (the facade's `ohua::__private`), and a
-//! variant of `ohua_runtime::graph::OpKind` if the runtime sees a new name.
+//! Adding a kind is one file there plus one line in the list, and in the
+//! runtime its operator (`ohua-runtime/src/node/<kind>.rs`) plus one line
+//! in its `operators!` list (and one in `op_kinds!` only if the runtime
+//! must see a new kind name).
 #![warn(missing_docs)]
 
 pub mod codegen;

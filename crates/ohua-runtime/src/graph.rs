@@ -55,65 +55,59 @@ pub struct NodeInfo {
     pub replicable: bool,
 }
 
-/// The kind of an operator, as the compiler names it (its `ops/` registry
-/// in `ohua-compiler`'s `graph/ops/mod.rs`). [`OpKind::as_str`] is the name
-/// reports, DOT exports and the encoded graph use.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum OpKind {
+/// Defines [`OpKind`] from one list, `Variant => "name"`: the enum, its
+/// `ALL` and its `as_str`. A kind the runtime sees under a new name is one
+/// line here.
+macro_rules! op_kinds {
+    ($($(#[$doc:meta])* $variant:ident => $name:literal,)*) => {
+        /// The kind of an operator, as the compiler names it (its `ops/`
+        /// registry in `ohua-compiler`'s `graph/ops/mod.rs`).
+        /// [`OpKind::as_str`] is the name reports, DOT exports and the
+        /// encoded graph use.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
+        pub enum OpKind {
+            $($(#[$doc])* $variant,)*
+        }
+
+        impl OpKind {
+            /// Every kind.
+            pub const ALL: &'static [OpKind] = &[$(OpKind::$variant),*];
+
+            /// The kind's name (`call`, `source`, ...), as in reports and DOT.
+            pub const fn as_str(self) -> &'static str {
+                match self {
+                    $(OpKind::$variant => $name,)*
+                }
+            }
+        }
+    };
+}
+
+op_kinds! {
     /// An algorithm parameter or the top-level tick.
-    Source,
+    Source => "source",
     /// User or glue code.
-    Call,
+    Call => "call",
     /// The answer of a fetch (`io/`).
-    Await,
+    Await => "await",
     /// Loop entry: elements of a collection.
-    SMap,
+    SMap => "smap",
     /// Loop exit gathering items into a collection.
-    Collect,
+    Collect => "collect",
     /// Forwards a value to one branch arm.
-    Switch,
+    Switch => "switch",
     /// Takes the value of the arm that ran.
-    Merge,
+    Merge => "merge",
     /// Values carried around a `for` loop.
-    Carry,
+    Carry => "carry",
     /// A `while` loop or tail recursion.
-    Loop,
+    Loop => "loop",
     /// The algorithm's result.
-    Sink,
+    Sink => "sink",
 }
 
 impl OpKind {
-    /// Every kind.
-    pub const ALL: [OpKind; 10] = [
-        OpKind::Source,
-        OpKind::Call,
-        OpKind::Await,
-        OpKind::SMap,
-        OpKind::Collect,
-        OpKind::Switch,
-        OpKind::Merge,
-        OpKind::Carry,
-        OpKind::Loop,
-        OpKind::Sink,
-    ];
-
-    /// The kind's name (`call`, `source`, ...), as in reports and DOT.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            OpKind::Source => "source",
-            OpKind::Call => "call",
-            OpKind::Await => "await",
-            OpKind::SMap => "smap",
-            OpKind::Collect => "collect",
-            OpKind::Switch => "switch",
-            OpKind::Merge => "merge",
-            OpKind::Carry => "carry",
-            OpKind::Loop => "loop",
-            OpKind::Sink => "sink",
-        }
-    }
-
     /// The kind named `name` ([`OpKind::as_str`]), if any.
     ///
     /// # Example
@@ -125,7 +119,7 @@ impl OpKind {
     /// assert_eq!(OpKind::from_name("tick"), None);
     /// ```
     pub fn from_name(name: &str) -> Option<OpKind> {
-        OpKind::ALL.into_iter().find(|k| k.as_str() == name)
+        OpKind::ALL.iter().copied().find(|k| k.as_str() == name)
     }
 }
 

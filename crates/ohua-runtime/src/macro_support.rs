@@ -4,19 +4,15 @@
 //! The facade re-exports this module whole as `ohua::__private`, and the
 //! compiler's code generation (`ohua-compiler`'s `codegen/` and
 //! `graph/ops/`) names these items through it (`__ohua::Source`,
-//! `::ohua::__private::io::submit`, ...). An operator kind the compiler
-//! emits adds its runtime type here; nothing else in the facade changes.
+//! `::ohua::__private::io::submit`, ...). The operator types come whole
+//! from `node::kinds` (the `operators!` list in `node/mod.rs`), so a new
+//! operator kind changes nothing here nor in the facade.
 
 pub use crate::context::is_sequential;
 pub use crate::exec::{crossing, execute, part, shared};
 pub use crate::graph::EncodedGraph;
-pub use crate::node::await_io::Await;
-pub use crate::node::branch::{Merge, Switch};
-pub use crate::node::carry::{Carry, LoopCarry};
-pub use crate::node::chain::Link;
-pub use crate::node::smap::{Collect, SMap};
-pub use crate::node::source::{Sink, Source};
-pub use crate::node::sticky::Sticky;
+/// The operators (`await`, `switch`, `smap`, ...): one list in `node/mod.rs`.
+pub use crate::node::kinds::*;
 pub use crate::port::{In, Out};
 /// A receiver parameter's loop: stoppable while it waits (`update::interrupt`).
 pub use crate::update::interrupt::{Candidate, ViaRecvTimeout, ViaValue};

@@ -55,12 +55,42 @@ pub trait Node: Send {
     fn attach(&mut self, _at: &marks::Attach) {}
 }
 
-pub mod await_io;
+/// The operators the generated code builds, one line per file:
+/// `module => {Types}` declares `pub mod module;` and re-exports its types
+/// in [`kinds`], which `macro_support` (the facade's `ohua::__private`)
+/// re-exports whole. Adding an operator kind: its file `node/<kind>.rs`
+/// and one line here (plus, in the compiler, its `graph/ops/` file and
+/// `kinds!` line).
+macro_rules! operators {
+    ($($module:ident => {$($ty:ident),*};)*) => {
+        $(pub mod $module;)*
+
+        /// Every operator type the generated code names (see `operators!`).
+        pub mod kinds {
+            $(pub use super::$module::{$($ty),*};)*
+        }
+    };
+}
+
+operators! {
+    // `await`: the answer of a fetch.
+    await_io => {Await};
+    // `switch` and `merge`: branches.
+    branch => {Merge, Switch};
+    // `carry` and `loop`: values carried around a loop.
+    carry => {Carry, LoopCarry};
+    // Fused chains of calls (a piece of several call nodes).
+    chain => {Link};
+    // `smap` and `collect`: entering and leaving a `for` loop.
+    smap => {Collect, SMap};
+    // `source` and `sink`: parameters, the tick, the result.
+    source => {Sink, Source};
+    // A call's sticky (state) input.
+    sticky => {Sticky};
+}
+
 pub(crate) mod blocking;
-pub mod branch;
 pub mod call;
-pub mod carry;
-pub mod chain;
 mod describe;
 pub mod fan;
 pub mod inputs;
@@ -70,9 +100,6 @@ pub mod marks;
 pub mod outputs;
 pub mod replicate;
 pub(crate) mod slot;
-pub mod smap;
-pub mod source;
-pub mod sticky;
 
 #[cfg(all(test, not(loom)))]
 mod tests {

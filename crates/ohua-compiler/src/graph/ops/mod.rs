@@ -14,10 +14,11 @@
 //! variant and `From<Type> for Kind`. The lowering creates it in
 //! `passes/lower/` (for a control node, `Lower::control` takes its name and
 //! ports from the kind). In the runtime, the operator is
-//! `ohua-runtime/src/node/<kind>.rs`, its type is re-exported in
-//! `ohua_runtime::__macro_support` (which the facade re-exports whole as
-//! `ohua::__private`, the path [`Emit::rt`]
-//! names), and a new runtime name is a variant of `ohua_runtime::graph::OpKind`.
+//! `ohua-runtime/src/node/<kind>.rs` with one line in the `operators!` list
+//! of `node/mod.rs`, which re-exports its types into
+//! `ohua_runtime::__macro_support` (the facade's `ohua::__private`, the path
+//! [`Emit::rt`] names); a new runtime name is one line of `op_kinds!`
+//! (`ohua_runtime::graph::OpKind`).
 
 use proc_macro2::{Span, TokenStream};
 
