@@ -1,45 +1,11 @@
 //! Hand-written graph descriptions, standing in for what the compiler
 //! generates. Only their shapes: the tests that run hand-built graphs are
-//! unit tests (`src/tests/`, whose `common/graphs.rs` has its own `PIPE` and
-//! `INDEP`), as building a graph takes the crate's private modules.
+//! unit tests (`src/tests/`, which include the same `shapes.rs`), as
+//! building a graph takes the crate's private modules.
 
 use ohua_runtime::graph::{ArcInfo, GraphInfo, NodeInfo, OpKind};
 
-const fn node(name: &'static str, kind: OpKind) -> NodeInfo {
-    NodeInfo { name, kind, depth: 0, label: name, replicable: false }
-}
-
-const fn arc(from: u32, to: u32) -> ArcInfo {
-    ArcInfo { from, from_port: 0, to, to_port: 0, feedback: false }
-}
-
-/// count → inc → inc → inc → sink.
-pub static PIPE: GraphInfo = GraphInfo {
-    algorithm: "pipe",
-    nodes: &[
-        node("pipe/count#0", OpKind::Source),
-        node("pipe/inc#1", OpKind::Call),
-        node("pipe/inc#2", OpKind::Call),
-        node("pipe/inc#3", OpKind::Call),
-        node("pipe/sink#4", OpKind::Sink),
-    ],
-    arcs: &[arc(0, 1), arc(1, 2), arc(2, 3), arc(3, 4)],
-};
-
-/// Two independent chains: `count_a → gate → sink_a` and
-/// `count_b → inc_b → sink_b`.
-pub static INDEP: GraphInfo = GraphInfo {
-    algorithm: "indep",
-    nodes: &[
-        node("indep/count_a#0", OpKind::Source),
-        node("indep/gate#1", OpKind::Call),
-        node("indep/sink_a#2", OpKind::Sink),
-        node("indep/count_b#3", OpKind::Source),
-        node("indep/inc_b#4", OpKind::Call),
-        node("indep/sink_b#5", OpKind::Sink),
-    ],
-    arcs: &[arc(0, 1), arc(1, 2), arc(3, 4), arc(4, 5)],
-};
+include!("shapes.rs");
 
 /// A loop shape with a feedback arc (for planning and DOT; never run).
 pub static LOOPY: GraphInfo = GraphInfo {

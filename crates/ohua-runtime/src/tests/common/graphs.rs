@@ -1,11 +1,10 @@
 //! Hand-written graph descriptions and the code that builds them, standing in
 //! for what the compiler generates.
 //!
-//! The integration tests `tests/plan.rs` and `tests/dot.rs` (public API
-//! only, each in a process of its own) keep their own copies of the shapes
-//! in `tests/common/graphs.rs`: the `auto` planner learns per graph static
-//! (`deploy/learned.rs`), so the graphs these tests run must not be the ones
-//! those tests plan.
+//! `PIPE` and `INDEP` come from `tests/common/shapes.rs`, which the
+//! integration tests `tests/plan.rs` and `tests/dot.rs` (public API only)
+//! include as well; each test binary is its own process, so what `auto`
+//! learns of a graph here never reaches their plans.
 
 use std::sync::mpsc;
 
@@ -15,26 +14,7 @@ use crate::port::{In, Out};
 
 use super::nodes::{Count, Gate, Map, Sink};
 
-const fn node(name: &'static str, kind: OpKind) -> NodeInfo {
-    NodeInfo { name, kind, depth: 0, label: name, replicable: false }
-}
-
-const fn arc(from: u32, to: u32) -> ArcInfo {
-    ArcInfo { from, from_port: 0, to, to_port: 0, feedback: false }
-}
-
-/// count → inc → inc → inc → sink.
-pub static PIPE: GraphInfo = GraphInfo {
-    algorithm: "pipe",
-    nodes: &[
-        node("pipe/count#0", OpKind::Source),
-        node("pipe/inc#1", OpKind::Call),
-        node("pipe/inc#2", OpKind::Call),
-        node("pipe/inc#3", OpKind::Call),
-        node("pipe/sink#4", OpKind::Sink),
-    ],
-    arcs: &[arc(0, 1), arc(1, 2), arc(2, 3), arc(3, 4)],
-};
+include!("../../../tests/common/shapes.rs");
 
 /// Same shape as [`PIPE`]; its middle stage is where tests inject panics.
 pub static BOOM: GraphInfo = GraphInfo {
@@ -47,21 +27,6 @@ pub static BOOM: GraphInfo = GraphInfo {
         node("boom/sink#4", OpKind::Sink),
     ],
     arcs: &[arc(0, 1), arc(1, 2), arc(2, 3), arc(3, 4)],
-};
-
-/// Two independent chains: `count_a → gate → sink_a` and
-/// `count_b → inc_b → sink_b`.
-pub static INDEP: GraphInfo = GraphInfo {
-    algorithm: "indep",
-    nodes: &[
-        node("indep/count_a#0", OpKind::Source),
-        node("indep/gate#1", OpKind::Call),
-        node("indep/sink_a#2", OpKind::Sink),
-        node("indep/count_b#3", OpKind::Source),
-        node("indep/inc_b#4", OpKind::Call),
-        node("indep/sink_b#5", OpKind::Sink),
-    ],
-    arcs: &[arc(0, 1), arc(1, 2), arc(3, 4), arc(4, 5)],
 };
 
 /// Run a [`PIPE`]-shaped graph over `0..n`: stages 1 and 3 add one, stage 2
