@@ -17,6 +17,12 @@
 //! 50-100 µs overshoot, so `ohua / critical path` measures the runtime.
 //! `--small-arcs N`: Ohua's arc capacity and batch size N instead of the
 //! defaults (what the run's setup costs with small arc buffers).
+//! The single-source latency tables also give the *source time*: the
+//! critical path's calls to the same simulated source (`runtime::wait`,
+//! `thread::sleep` or `--exact`) made back to back on one thread, timed in
+//! the same run. `ohua / source time` is then what the executor adds to the
+//! calls themselves; `ohua / critical path` also counts `thread::sleep`'s
+//! overshoot.
 //! `--rows FILE`: also write every program's numbers to FILE, one line
 //! each; `--merge FILE...` (the rest of the arguments) runs nothing and
 //! prints the tables from such files, as if one build had run them all:
@@ -65,6 +71,9 @@ struct Row {
     io_nodes: [u64; ALL_SOURCES],
     calls: Vec<[u64; ALL_SOURCES]>,
     ms: Vec<f64>,
+    /// The critical path's source calls made back to back (median of the
+    /// repeats), in ms; NaN where not measured (several sources).
+    source_ms: f64,
 }
 
 struct Bench {
@@ -341,6 +350,23 @@ impl Bench {
                 }
             }
             self.mismatches.extend(bad);
+            let critical_ms = p.critical_path(&latency_ms);
+            let slow = latency_ms[ohua_levels_bench::graph::SLOW] > 0.0;
+            let source_ms = if spec.sources == 1 && !slow && latency_ms[0] > 0.0 {
+                // One source: the critical path is this many of its calls.
+                let rounds = (critical_ms / latency_ms[0]).round() as u32;
+                median(
+                    (0..self.opts.repeat)
+                        .map(|_| {
+                            let t = Instant::now();
+                            (0..rounds).for_each(|_| ohua_levels_bench::runtime::wait(latency[0]));
+                            t.elapsed().as_secs_f64() * 1000.0
+                        })
+                        .collect(),
+                )
+            } else {
+                f64::NAN
+            };
             let optimum = p.optimum();
             if spec.sources == 1 && calls[0][0] != optimum[0] {
                 self.above_optimum.push(format!("{name}: {} calls, optimum {}", calls[0][0], optimum[0]));
@@ -348,10 +374,11 @@ impl Bench {
             let row = Row {
                 optimum,
                 eager: p.eager_calls(&latency_ms),
-                critical_ms: p.critical_path(&latency_ms),
+                critical_ms,
                 io_nodes: p.io_nodes(),
                 calls,
                 ms,
+                source_ms,
             };
             if let Some(path) = &self.opts.rows {
                 use std::io::Write;
@@ -397,16 +424,21 @@ impl Row {
         words.extend(self.io_nodes.iter().map(u64::to_string));
         words.extend(self.calls.iter().flatten().map(u64::to_string));
         words.extend(self.ms.iter().map(f64::to_string));
+        words.push(self.source_ms.to_string());
         words.join(" ")
     }
 
-    /// What [`Row::to_line`] wrote.
+    /// What [`Row::to_line`] wrote (or wrote before it had the source
+    /// time: that is then NaN).
     fn from_words(words: &[&str]) -> Option<Row> {
         let n = ALL_SOURCES;
         let v = VARIANTS.len();
-        if words.len() != 3 * n + 1 + v * n + v {
-            return None;
-        }
+        let before_source_time = 3 * n + 1 + v * n + v;
+        let (words, source_ms) = match words.len() {
+            l if l == before_source_time => (words, f64::NAN),
+            l if l == before_source_time + 1 => (&words[..before_source_time], words[before_source_time].parse().ok()?),
+            _ => return None,
+        };
         let int = |w: &str| w.parse::<u64>().ok();
         let arr = |ws: &[&str]| -> Option<[u64; ALL_SOURCES]> {
             let xs: Option<Vec<u64>> = ws.iter().map(|w| int(w)).collect();
@@ -421,6 +453,7 @@ impl Row {
             io_nodes: arr(&words[2 * n + 1..3 * n + 1])?,
             calls: calls?,
             ms: ms?,
+            source_ms,
         })
     }
 }
@@ -478,16 +511,26 @@ fn print_calls(title: &str, key: &str, rows: &[(String, Vec<Row>)], sources: std
 }
 
 fn print_latency(title: &str, key: &str, rows: &[(String, Vec<Row>)]) {
+    // The source time where every program of the table has it (one source).
+    let sourced = rows.iter().flat_map(|(_, rs)| rs).all(|r| r.source_ms.is_finite());
+    let (head, rule) = if sourced { (" | source time | ohua / source time", "---|---|") } else { ("", "") };
     println!("\n## {title}\n");
-    println!("| {key} | graphs | critical path | {} | ohua / critical path |", VARIANTS.join(" | "));
-    println!("|---|---|---|{}---|", "---|".repeat(VARIANTS.len()));
+    println!("| {key} | graphs | critical path | {} | ohua / critical path{head} |", VARIANTS.join(" | "));
+    println!("|---|---|---|{}---|{rule}", "---|".repeat(VARIANTS.len()));
     for (k, rs) in rows {
         let cols: Vec<String> =
             (0..VARIANTS.len()).map(|v| format!("{:.0}", avg(rs.iter().map(|r| r.ms[v])))).collect();
         // Of the averages: a graph without io has a critical path of 0.
-        let ratio = avg(rs.iter().map(|r| r.ms[0])) / avg(rs.iter().map(|r| r.critical_ms)).max(1e-9);
+        let ohua = avg(rs.iter().map(|r| r.ms[0]));
+        let ratio = ohua / avg(rs.iter().map(|r| r.critical_ms)).max(1e-9);
+        let source = if sourced {
+            let source_ms = avg(rs.iter().map(|r| r.source_ms));
+            format!(" | {source_ms:.1} | {:.3}", ohua / source_ms.max(1e-9))
+        } else {
+            String::new()
+        };
         println!(
-            "| {k} | {} | {:.0} | {} | {ratio:.2} |",
+            "| {k} | {} | {:.0} | {} | {ratio:.2}{source} |",
             rs.len(),
             avg(rs.iter().map(|r| r.critical_ms)),
             cols.join(" | ")
@@ -509,6 +552,7 @@ mod tests {
             io_nodes: arr(7),
             calls: (0..VARIANTS.len() as u64).map(|v| arr(10 * v)).collect(),
             ms: vec![15.5, f64::NAN, 20.0, 31.125, 16.0],
+            source_ms: 15.0625,
         };
         let line = format!("baseline g_l3_s1_p0_n1 {}", row.to_line());
         let words: Vec<&str> = line.split_whitespace().collect();
@@ -518,6 +562,9 @@ mod tests {
         assert_eq!(back.calls, row.calls);
         assert!(back.ms[1].is_nan());
         assert_eq!([back.ms[0], back.ms[2], back.ms[3], back.ms[4]], [15.5, 20.0, 31.125, 16.0]);
-        assert!(Row::from_words(&words[3..]).is_none(), "a line with a number missing is refused");
+        assert_eq!(back.source_ms, row.source_ms);
+        let older = Row::from_words(&words[2..words.len() - 1]).expect("a line written before the source time");
+        assert!(older.source_ms.is_nan());
+        assert!(Row::from_words(&words[4..]).is_none(), "a line with numbers missing is refused");
     }
 }

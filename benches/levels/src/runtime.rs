@@ -74,8 +74,10 @@ pub fn set_exact(exact: bool) {
     EXACT.store(exact, Ordering::Relaxed);
 }
 
-/// A call's latency: `thread::sleep`, or exact (see [`set_exact`]).
-fn wait(latency: Duration) {
+/// A call's latency: `thread::sleep`, or exact (see [`set_exact`]). The
+/// benchmark also times it alone (the *source time*), so the Ohua column
+/// can be read against what its source's calls take back to back.
+pub fn wait(latency: Duration) {
     if !EXACT.load(Ordering::Relaxed) {
         return std::thread::sleep(latency);
     }
