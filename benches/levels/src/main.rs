@@ -174,7 +174,10 @@ fn main() {
             if b.opts.quick {
                 specs.truncate(1);
             }
-            rows.push((format!("{:.1}", p as f64 / 10.0), b.programs(&specs, [lat, lat, lat, 0.0])));
+            let programs = b.programs(&specs, [lat, lat, lat, 0.0]);
+            if !programs.is_empty() {
+                rows.push((format!("{:.1}", p as f64 / 10.0), programs));
+            }
         }
         print_calls(&format!("modular: calls to the source, 20 levels, 1 source of {lat} ms"), "p(subf.)", &rows, 0..1);
     }
@@ -218,6 +221,8 @@ impl Bench {
                 }
                 (l.to_string(), self.programs(&specs, latency))
             })
+            // A part's build (`sets::PART`) may have none of a level's programs.
+            .filter(|(_, rows)| !rows.is_empty())
             .collect()
     }
 
