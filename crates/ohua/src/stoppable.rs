@@ -11,10 +11,10 @@
 //! default) and ends the stream once the service is stopping.
 
 use std::cell::RefCell;
-use std::sync::mpsc::RecvTimeoutError;
 use std::sync::Arc;
 use std::time::Duration;
 
+use ohua_runtime::update::interrupt::Interruptible;
 use ohua_runtime::update::Control;
 
 thread_local! {
@@ -55,22 +55,18 @@ pub use ohua_runtime::update::interrupt::RecvTimeout;
 /// ```
 pub fn stoppable<R: RecvTimeout>(rx: R) -> Stoppable<R> {
     let control = SERVICE.with(|s| s.borrow().clone());
-    Stoppable { rx, control, tick: Duration::from_millis(10) }
+    Stoppable(Interruptible::new(rx, control))
 }
 
-/// The iterator [`stoppable`] returns.
-pub struct Stoppable<R> {
-    rx: R,
-    control: Option<Arc<Control>>,
-    tick: Duration,
-}
+/// The iterator [`stoppable`] returns: the runtime's `Interruptible`, the
+/// same one a loop over a receiver parameter gets.
+pub struct Stoppable<R>(Interruptible<R>);
 
-impl<R> Stoppable<R> {
+impl<R: RecvTimeout> Stoppable<R> {
     /// How long one wait lasts: a stop takes effect within it (10 ms by
     /// default; an idle service wakes up once per tick).
-    pub fn tick(mut self, tick: Duration) -> Self {
-        self.tick = tick;
-        self
+    pub fn tick(self, tick: Duration) -> Self {
+        Stoppable(self.0.with_tick(tick))
     }
 }
 
@@ -78,15 +74,6 @@ impl<R: RecvTimeout> Iterator for Stoppable<R> {
     type Item = R::Item;
 
     fn next(&mut self) -> Option<R::Item> {
-        loop {
-            if self.control.as_ref().is_some_and(|c| c.stopping()) {
-                return None;
-            }
-            match self.rx.recv_timeout(self.tick) {
-                Ok(x) => return Some(x),
-                Err(RecvTimeoutError::Timeout) => {}
-                Err(RecvTimeoutError::Disconnected) => return None,
-            }
-        }
+        self.0.next()
     }
 }

@@ -77,16 +77,24 @@ impl<T: Send> RecvTimeout for mpsc::Receiver<T> {
 
 /// The items of a receiver until its senders are gone or, in a service's
 /// run, until the service stops (see the module docs).
+/// The facade's `ohua::stoppable` is one too, with its own tick.
 pub struct Interruptible<R> {
     rx: R,
     control: Option<Arc<Control>>,
+    tick: Duration,
 }
 
 impl<R: RecvTimeout> Interruptible<R> {
     /// The items of `rx`, ending early when `control` stops (never
-    /// without one).
+    /// without one), which is checked every [`TICK`].
     pub fn new(rx: R, control: Option<Arc<Control>>) -> Self {
-        Interruptible { rx, control }
+        Interruptible { rx, control, tick: TICK }
+    }
+
+    /// Check for a stop every `tick` instead of every [`TICK`].
+    pub fn with_tick(mut self, tick: Duration) -> Self {
+        self.tick = tick;
+        self
     }
 }
 
@@ -98,7 +106,7 @@ impl<R: RecvTimeout> Iterator for Interruptible<R> {
     type Item = R::Item;
 
     fn next(&mut self) -> Option<R::Item> {
-        let tick = if self.control.is_some() { TICK } else { FOREVER };
+        let tick = if self.control.is_some() { self.tick } else { FOREVER };
         loop {
             if self.control.as_ref().is_some_and(|c| c.stopping()) {
                 return None;
