@@ -101,6 +101,44 @@ fn auto_cuts_after_the_expensive_stage_once_it_has_measured_it() {
     assert!(cuts[3..].windows(2).all(|w| w[0] == w[1]), "the measured cut should be stable: {cuts:?}");
 }
 
+/// The most items replica 0 runs before a heavy piece's replicas open: the
+/// probe's threshold (`node/elastic.rs`, 16 items) after its unmeasured
+/// first step, which is one item for a call this heavy (its steps are
+/// about 100 µs long).
+fn ohua_runtime_probe_items() -> u64 {
+    16
+}
+
+/// A chain of calls too cheap to deal out (a few nanoseconds per item).
+#[algorithm]
+fn cheap_piece(xs: Vec<u64>) -> Vec<u64> {
+    let mut out = Vec::new();
+    for x in xs {
+        let a = x.wrapping_mul(3);
+        let b = a ^ 5;
+        out.push(b);
+    }
+    out
+}
+
+#[test]
+fn a_first_run_keeps_a_cheap_piece_on_one_replica() {
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let xs: Vec<u64> = (0..20_000).collect();
+    let expected: Vec<u64> = xs.iter().map(|&x| x.wrapping_mul(3) ^ 5).collect();
+    let auto = Deployment::default().workers(2);
+    let (out, reports) = ohua::profile(|| ohua::with_deployment(auto.clone(), || cheap_piece(xs.clone())));
+    assert_eq!(out, expected);
+    let r = &reports[0];
+    let elastic: Vec<_> = r.nodes.iter().filter(|n| n.elastic.is_some()).collect();
+    assert!(!elastic.is_empty(), "the first run plans the stateless calls on elastic replicas: {r}");
+    for n in elastic {
+        assert_eq!(n.elastic.and_then(|e| e.opened_after), None, "{r}");
+        assert!(n.replicas.iter().skip(1).all(|x| x.firings == 0), "only replica 0 took items: {r}");
+    }
+    assert!(r.to_string().contains("elastic: stayed on replica 0"), "{r}");
+}
+
 /// The same stages, written once more so that this test's graph has its own
 /// measurements.
 #[algorithm]
@@ -125,10 +163,19 @@ fn auto_replicates_the_stateless_bottleneck_once_it_has_measured_it() {
     let expected: Vec<u64> = xs.iter().map(|&x| medium(medium(medium(medium(medium(heavy(x))))))).collect();
     let auto = Deployment::default().workers(2);
     let run = || ohua::profile(|| ohua::with_deployment(auto.clone(), || heavy_then_medium_again(xs.clone())));
-    // Nothing is measured at the first run: no replicas.
+    // Nothing is measured at the first run: the stateless piece runs on
+    // elastic replicas, on replica 0 alone until replica 0 has measured it
+    // (about 60 µs per item here: far above a hand-over), then on both.
     let (out, reports) = run();
     assert_eq!(out, expected);
-    assert!(reports[0].nodes.iter().all(|n| n.replicas.is_empty()), "{}", reports[0]);
+    let r = &reports[0];
+    let heavy = r.nodes.iter().find(|n| n.name.contains("/heavy#")).expect("heavy");
+    assert_eq!(heavy.replicas.len(), 2, "{r}");
+    let decided = heavy.elastic.expect("the first run's replicas are elastic");
+    let opened_after = decided.opened_after.expect("a heavy piece opens its replicas");
+    assert!(opened_after <= ohua_runtime_probe_items(), "opened after {opened_after} items: {r}");
+    assert!(heavy.replicas[1].firings > 0, "replica 1 took items: {r}");
+    assert_eq!(heavy.replicas.iter().map(|x| x.firings).sum::<u64>(), 300, "{r}");
     // Measured, every stage is stateless and costs far more than a
     // hand-over: one fused stage whose stateless calls run on two replicas
     // (Lagniappe: fewer stages, more replicas) beats the best pipeline cut
@@ -140,6 +187,7 @@ fn auto_replicates_the_stateless_bottleneck_once_it_has_measured_it() {
     assert_eq!(heavy.replicas.len(), 2, "{r}");
     assert_eq!(heavy.replicas.iter().map(|x| x.firings).sum::<u64>(), 300, "{r}");
     assert_eq!(r.sections, 2, "one fused stage and one replica section: {r}");
+    assert_eq!(heavy.elastic, None, "later runs are planned by measured cost: {r}");
     // Later runs keep replicas only while the replicated runs are measured
     // faster than the unreplicated one (wall time, so not asserted here);
     // either way the result is the sequential one.

@@ -212,6 +212,27 @@ impl Groups {
         groups
     }
 
+    /// Every group owned by replica 0 of `replicas`: the others hold empty
+    /// parts (a first run's elastic replicas of a keyed call, which stay on
+    /// one replica until a rescaling can move groups with their state).
+    ///
+    /// # Panics
+    ///
+    /// As [`Groups::new`].
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ohua_runtime::keyed::{Groups, KEY_GROUPS};
+    /// let g = Groups::on_first(2);
+    /// assert_eq!((g.replicas(), g.replica(0), g.replica(KEY_GROUPS - 1)), (2, 0, 0));
+    /// ```
+    pub fn on_first(replicas: usize) -> Self {
+        let mut groups = Groups::new(replicas);
+        groups.owner.iter_mut().for_each(|o| *o = 0);
+        groups
+    }
+
     /// The number of replicas the groups are spread over.
     pub fn replicas(&self) -> usize {
         self.replicas

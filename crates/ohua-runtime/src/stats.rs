@@ -111,6 +111,31 @@ pub struct NodeStats {
     /// [`crate::deploy::Replication`]); empty if it ran once. `firings` and
     /// `busy` above are then the replicas' sums.
     pub replicas: Vec<ReplicaStats>,
+    /// For an operator on elastic replicas (a graph's first run, see
+    /// [`crate::deploy::Plan::elastic`]): what replica 0's probe decided.
+    pub elastic: Option<ElasticStats>,
+}
+
+/// What the probe of an elastic replicated operator decided: a first run
+/// deals to replica 0 alone until it has measured the operator's cost per
+/// item, and opens the other replicas only if that cost pays for the
+/// hand-over.
+///
+/// # Example
+///
+/// ```
+/// use ohua_runtime::report::ElasticStats;
+/// let e = ElasticStats { opened_after: Some(16), ns_per_item: 4_200 };
+/// assert!(e.opened_after.is_some());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ElasticStats {
+    /// Items replica 0 had run (after its first, unmeasured step) when the
+    /// other replicas opened; `None` if the operator stayed on replica 0.
+    pub opened_after: Option<u64>,
+    /// Cost per item replica 0 measured, in nanoseconds, at the decision
+    /// (or when it stopped measuring).
+    pub ns_per_item: u64,
 }
 
 /// Measurements of one replica of a replicated operator.

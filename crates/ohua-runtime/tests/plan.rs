@@ -187,12 +187,28 @@ fn replica_zero_shares_its_operators_section() {
 }
 
 #[test]
-fn off_and_unmeasured_auto_replicate_nothing() {
-    for r in [Replication::Off, Replication::Auto] {
-        let p = plan(&MAPPED, &replicated(SectionStrategy::Auto, r));
-        assert_eq!(p.replicas, vec![1; 6]);
-        assert!(p.replica_sections.iter().all(Vec::is_empty));
-    }
+fn off_replicates_nothing() {
+    let p = plan(&MAPPED, &replicated(SectionStrategy::Auto, Replication::Off));
+    assert_eq!(p.replicas, vec![1; 6]);
+    assert!(p.replica_sections.iter().all(Vec::is_empty));
+    assert_eq!(p.elastic, vec![false; 6]);
+}
+
+/// A first run has measured nothing: `auto` plans the replicable piece on
+/// elastic replicas (replica 0 alone until it has measured the piece),
+/// fused with the rest into one stage, as a measured heavy piece would be.
+#[test]
+fn an_unmeasured_auto_plan_puts_the_replicable_piece_on_elastic_replicas() {
+    let p = plan(&MAPPED, &replicated(SectionStrategy::Auto, Replication::Auto));
+    assert_eq!(p.replicas, vec![1, 1, 2, 2, 1, 1]);
+    assert_eq!(p.elastic, vec![false, false, true, true, false, false]);
+    assert_eq!(p.section_of, vec![0; 6], "one stage beside replica 0");
+    assert_eq!((p.replica_sections[2].clone(), p.sections), (vec![0, 1], 2));
+    // Rules and other strategies are the user's: nothing elastic there.
+    let rules: Replication = "mapped/f#.*=2".parse().unwrap();
+    assert_eq!(plan(&MAPPED, &replicated(SectionStrategy::Auto, rules)).elastic, vec![false; 6]);
+    let single = plan(&MAPPED, &replicated(SectionStrategy::Single, Replication::Auto));
+    assert_eq!((single.replicas, single.elastic), (vec![1; 6], vec![false; 6]));
 }
 
 #[test]

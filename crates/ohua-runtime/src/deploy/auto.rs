@@ -12,7 +12,7 @@
 use crate::graph::{GraphInfo, OpKind};
 
 /// Weight of a node of the given kind.
-fn weight(kind: OpKind) -> f64 {
+pub(super) fn weight(kind: OpKind) -> f64 {
     if kind == OpKind::Call {
         1.0
     } else {

@@ -248,6 +248,7 @@ mod tests {
             busy,
             fused_into: None,
             replicas: vec![],
+            elastic: None,
         }]
     }
 

@@ -107,6 +107,7 @@ pub use io_mode::IoMode;
 pub use plan::{plan, Plan};
 pub use replicas::{ReplicaRule, Replication, MAX_REPLICAS};
 pub use rule::SectionRule;
+pub(crate) use stages::MIN_FIRING_NS;
 pub use strategy::SectionStrategy;
 
 /// A deployment configuration.

@@ -58,6 +58,12 @@ pub struct Plan {
     /// how many items each key group had: the groups balanced over its
     /// replicas by those loads (else the replicas own contiguous ranges).
     pub groups: Vec<Option<Groups>>,
+    /// Replicated nodes whose replicas are *elastic*: a first run (nothing
+    /// measured yet) deals to replica 0 alone until it has measured the
+    /// node's cost per item, and adds the other replicas only if that cost
+    /// pays for the hand-over (`node/elastic.rs`). A keyed call's key
+    /// groups all stay with replica 0 (moving them means moving state).
+    pub elastic: Vec<bool>,
 }
 
 impl Plan {
@@ -81,6 +87,7 @@ impl Plan {
             replicas: vec![1; n],
             replica_sections: vec![Vec::new(); n],
             groups: vec![None; n],
+            elastic: vec![false; n],
         }
     }
 
@@ -109,13 +116,15 @@ pub fn plan(graph: &GraphInfo, d: &Deployment) -> Plan {
     // at every call).
     let mut automatic = false;
     let mut measured = None;
+    // Whether no run of the graph has measured anything yet.
+    let mut first = false;
     let mut auto_split = |automatic: &mut bool| {
         *automatic = true;
         match learned::lookup(graph) {
             // Nothing worth spreading over cores (`learned.rs`).
             learned::Learned::Light => return vec![0; graph.nodes.len()],
             learned::Learned::Measured(m) => measured = Some(m),
-            learned::Learned::Nothing => {}
+            learned::Learned::Nothing => first = true,
         }
         auto::split(graph, d.workers, measured.as_ref().map(|(busy, _, _)| busy.as_slice()))
     };
@@ -131,7 +140,10 @@ pub fn plan(graph: &GraphInfo, d: &Deployment) -> Plan {
         other => by_strategy(graph, other),
     };
     unmatched::planned(graph.algorithm, own, &d.sections);
-    let (raw, replicas, placement) = replicate(graph, d, raw, automatic, measured);
+    let (raw, replicas, placement) = replicate(graph, d, raw, automatic, first, measured);
+    let elastic: Vec<bool> = (0..graph.nodes.len())
+        .map(|id| automatic && first && matches!(d.replicas, Replication::Auto) && replicas[id] > 1)
+        .collect();
     let n = graph.nodes.len();
     let (section_of, sections, replica_sections) = if placement.iter().all(Vec::is_empty) {
         // The common case, kept cheap: a plan is made at every call.
@@ -148,6 +160,7 @@ pub fn plan(graph: &GraphInfo, d: &Deployment) -> Plan {
     let groups = (0..n)
         .map(|id| match replicas[id] {
             1 => None,
+            r if elastic[id] => Some(Groups::on_first(r.min(KEY_GROUPS))),
             r => learned::group_loads(graph, id).map(|loads| Groups::balanced(r.min(KEY_GROUPS), &loads)),
         })
         .collect();
@@ -160,17 +173,22 @@ pub fn plan(graph: &GraphInfo, d: &Deployment) -> Plan {
         replicas,
         replica_sections,
         groups,
+        elastic,
     }
 }
 
 /// Replica counts per node and the (uncompacted) section of every replica
 /// of a replicated node, given the nodes' sections `raw`; `auto`
 /// replication may re-form the stages, so the sections are returned too.
+///
+/// `first`: `auto` plans a graph no run has measured; its replicas, if
+/// any, are elastic ([`stages::prior`]).
 fn replicate(
     graph: &GraphInfo,
     d: &Deployment,
     mut raw: Vec<usize>,
     automatic: bool,
+    first: bool,
     measured: Option<learned::Measured>,
 ) -> (Vec<usize>, Vec<usize>, Vec<Vec<usize>>) {
     let n = graph.nodes.len();
@@ -180,11 +198,14 @@ fn replicate(
         Replication::Off => {}
         Replication::Auto => {
             let measured = measured.filter(|(_, _, pace)| automatic && !pace.replicas_were_slower());
-            if let Some((costs, firings, _)) = measured {
-                if let Some(staged) = stages::replicate(graph, d.workers, &costs, &firings, &raw) {
-                    raw = staged.section_of;
-                    replicas = staged.replicas;
-                }
+            let staged = match measured {
+                Some((costs, firings, _)) => stages::replicate(graph, d.workers, &costs, &firings, &raw),
+                None if first => stages::prior(graph, d.workers),
+                None => None,
+            };
+            if let Some(staged) = staged {
+                raw = staged.section_of;
+                replicas = staged.replicas;
             }
         }
         Replication::Rules(_) => {

@@ -75,6 +75,19 @@ pub(super) fn replicate(
     firings: &[u64],
     pipeline: &[usize],
 ) -> Option<Staged> {
+    replicate_if(graph, workers, costs, firings, pipeline, false)
+}
+
+/// [`replicate`]; `always`: replicate the candidates even where the
+/// pipeline cut looks as good (a first run's guess, [`prior`]).
+fn replicate_if(
+    graph: &GraphInfo,
+    workers: usize,
+    costs: &[f64],
+    firings: &[u64],
+    pipeline: &[usize],
+    always: bool,
+) -> Option<Staged> {
     let n = graph.nodes.len();
     if workers <= 1 || costs.len() != n || firings.len() != n {
         return None;
@@ -130,11 +143,37 @@ pub(super) fn replicate(
     // replicas balance as items arrive (Lagniappe: fewer stages, more
     // replicas).
     let evenly_spread = estimate <= spread * (1.0 + 1e-9);
-    if !evenly_spread && estimate > GAIN * plain {
+    if !always && !evenly_spread && estimate > GAIN * plain {
         return None;
     }
     let r = workers - stages + 1;
     Some(Staged { section_of, replicas: chosen.iter().map(|&c| if c { r } else { 1 }).collect() })
+}
+
+/// Cost per firing, in nanoseconds, that [`prior`] guesses for an
+/// operator of weight 1 (a call): comfortably above [`MIN_FIRING_NS`], so
+/// every replicable piece is a candidate until replica 0 has measured it.
+const PRIOR_FIRING_NS: f64 = 1000.0;
+
+/// The stages and replicas of a graph's *first* run, which has measured
+/// nothing: [`replicate`] on costs guessed by operator kind (`auto.rs`'s
+/// weights; operators outside every loop as firing once), as if every
+/// replicable piece were heavy. The plan marks these
+/// replicas *elastic*: the run deals to replica 0 alone until replica 0 has
+/// measured the piece's cost per item, and adds the other replicas only if
+/// that cost pays for the hand-over (`node/elastic.rs`). The candidates are
+/// replicated even where a pipeline cut looks as good by the guess: a
+/// pipeline cut cannot change during the run, elastic replicas can. So a heavy piece
+/// is spread over the cores from the first run on, and a cheap one costs
+/// the first run a hop through its scatter and merge.
+pub(super) fn prior(graph: &GraphInfo, workers: usize) -> Option<Staged> {
+    let n = graph.nodes.len();
+    // An operator outside every loop fires once; one inside fires per item.
+    let per_run = |depth: u16| if depth == 0 { 1e-3 } else { 1.0 };
+    let costs: Vec<f64> =
+        graph.nodes.iter().map(|node| auto::weight(node.kind) * per_run(node.depth) * PRIOR_FIRING_NS).collect();
+    let pipeline = auto::split(graph, workers, Some(&costs));
+    replicate_if(graph, workers, &costs, &vec![1; n], &pipeline, true)
 }
 
 /// For every node, the first node of the piece of consecutive replicable
@@ -303,6 +342,17 @@ mod tests {
         assert_eq!(staged.replicas[2], 4, "one stage: {:?}", staged.section_of);
     }
 
+    #[test]
+    fn a_first_run_plans_every_replicable_piece_as_heavy() {
+        let staged = prior(&MAP, 2).expect("replicated");
+        assert_eq!((staged.section_of, staged.replicas), (vec![0; 5], vec![1, 1, 2, 1, 1]));
+        // On 4 workers the state's call gets a stage of its own (it is
+        // guessed as heavy as a call of the piece), the piece 3 replicas.
+        let staged = prior(&PIECE, 4).expect("replicated");
+        assert_eq!((staged.section_of, staged.replicas), (vec![0, 0, 0, 0, 0, 1], vec![1, 1, 3, 3, 3, 1]));
+        assert_eq!(prior(&MAP, 1), None, "one worker: nothing to spread");
+    }
+
     /// A state carried through the loop as a value: carry → step → carry.
     static CARRIED: GraphInfo = GraphInfo {
         algorithm: "c",
@@ -313,6 +363,11 @@ mod tests {
         ],
         arcs: &[arc(0, 1, false), arc(1, 0, true), arc(0, 2, false)],
     };
+
+    #[test]
+    fn a_first_run_does_not_replicate_an_operator_on_a_loop_carried_cycle() {
+        assert_eq!(prior(&CARRIED, 2), None);
+    }
 
     #[test]
     fn an_operator_on_a_loop_carried_cycle_is_not_replicated() {

@@ -4,6 +4,7 @@ use crate::arc::{self, Receiver, Sender};
 use crate::deploy::Plan;
 use crate::graph::GraphInfo;
 use crate::node::chain::Stage;
+use crate::node::elastic::{Elastic, Probe};
 use crate::node::inputs::DataInputs;
 use crate::node::outputs::OutputSet;
 use crate::node::replicate::{order_capacity, Gather, Scatter, LANE_DEPTH, REORDER_DEPTH};
@@ -45,6 +46,8 @@ pub struct Builder<'a> {
     last_cycle: Option<(usize, Vec<bool>)>,
     /// A service run's control ([`Builder::service`]).
     control: Option<std::sync::Arc<crate::update::Control>>,
+    /// The elastic replicated nodes' lanes, once their scatter asked.
+    elastic: Vec<Option<Elastic>>,
 }
 
 /// An operator beyond one per node: a replica or a merge of node `anchor`.
@@ -62,6 +65,8 @@ pub(crate) struct Built<'a> {
     pub(crate) nodes: Vec<Option<Box<dyn Node + 'a>>>,
     pub(crate) fused_into: Vec<Option<usize>>,
     pub(crate) extras: Vec<Extra<'a>>,
+    /// The elastic replicated nodes' lanes, for the run's report.
+    pub(crate) elastic: Vec<Option<Elastic>>,
 }
 
 impl<'a> Builder<'a> {
@@ -79,6 +84,7 @@ impl<'a> Builder<'a> {
             loop_heads: graph.loop_heads(),
             last_cycle: None,
             control: None,
+            elastic: vec![None; graph.nodes.len()],
         }
     }
 
@@ -272,7 +278,10 @@ impl<'a> Builder<'a> {
 
     /// Install a replica (`Role::Replica`) or the merge (`Role::Merge`) of
     /// replicated node `anchor`.
-    pub(crate) fn install_extra(&mut self, anchor: usize, role: Role, node: Box<dyn Node + 'a>) {
+    pub(crate) fn install_extra(&mut self, anchor: usize, role: Role, mut node: Box<dyn Node + 'a>) {
+        if let (Role::Replica(0), Some(elastic)) = (role, &self.elastic[anchor]) {
+            node = Box::new(Probe::new(node, elastic.clone()));
+        }
         let section = match role {
             Role::Replica(k) => self.plan.replica_sections[anchor][k],
             Role::Node | Role::Merge => self.plan.section_of[anchor],
@@ -338,7 +347,8 @@ impl<'a> Builder<'a> {
         let (to_replicas, lanes_in) = self.lanes::<T>(id, true, LANE_DEPTH);
         let (from_replicas, lanes_out) = self.lanes::<U>(id, false, REORDER_DEPTH);
         let (order, order_rx) = self.order_arc(id);
-        let scatter = Scatter::new(inputs, to_replicas, order, into).markers_to_all(markers_to_all);
+        let elastic = self.elastic(id);
+        let scatter = Scatter::new(inputs, to_replicas, order, into).markers_to_all(markers_to_all).elastic(elastic);
         self.install(id, Box::new(scatter));
         let gather: Box<dyn Node + 'a> = if markers_to_all {
             Box::new(Gather::with_markers_in_lanes(order_rx, lanes_out, outputs, from))
@@ -346,6 +356,17 @@ impl<'a> Builder<'a> {
             Box::new(Gather::new(order_rx, lanes_out, outputs, from))
         };
         (lanes_in.into_iter().zip(from_replicas).collect(), gather)
+    }
+
+    /// The lanes of replicated node `id` if its replicas are elastic (a
+    /// first run, `node/elastic.rs`); replica 0, installed after this
+    /// call, gets the probe that opens them.
+    pub(crate) fn elastic(&mut self, id: usize) -> Option<Elastic> {
+        if !self.plan.elastic.get(id).copied().unwrap_or(false) {
+            return None;
+        }
+        let lanes = self.plan.replicas[id];
+        Some(self.elastic[id].get_or_insert_with(|| Elastic::new(lanes)).clone())
     }
 
     /// Record that nodes `ids[1..]` are fused into `ids[0]`.
@@ -383,7 +404,13 @@ impl<'a> Builder<'a> {
             self.graph.algorithm,
             missing.join(", ")
         );
-        Built { plan: self.plan, nodes: self.nodes, fused_into: self.fused_into, extras: self.extras }
+        Built {
+            plan: self.plan,
+            nodes: self.nodes,
+            fused_into: self.fused_into,
+            extras: self.extras,
+            elastic: self.elastic,
+        }
     }
 }
 
@@ -401,6 +428,10 @@ impl<'a> Install<'a> for Builder<'a> {
 
     fn order_arc(&self, id: usize) -> (Sender<u16>, Receiver<u16>) {
         Builder::order_arc(self, id)
+    }
+
+    fn elastic(&mut self, id: usize) -> Option<Elastic> {
+        Builder::elastic(self, id)
     }
 
     fn install_piece<N: Node + 'a>(&mut self, ids: &[usize], node: N) {

@@ -10,7 +10,8 @@ use super::timing::StepClock;
 use crate::context::{self, Options};
 use crate::deploy::Plan;
 use crate::graph::GraphInfo;
-use crate::report::{to_dot, NodeStats, ReplicaStats, RunReport, SectionStats};
+use crate::node::elastic::Elastic;
+use crate::report::{to_dot, ElasticStats, NodeStats, ReplicaStats, RunReport, SectionStats};
 
 /// Print each run's report table to stderr when set to anything but `0`.
 pub const OHUA_REPORT: &str = "OHUA_REPORT";
@@ -28,6 +29,7 @@ pub(crate) fn make_report(
     counters: Vec<(usize, Role, usize, Counters)>,
     fused_into: &[Option<usize>],
     section_stats: Vec<SectionStats>,
+    elastic: &[Option<Elastic>],
 ) -> RunReport {
     let mut nodes: Vec<NodeStats> = graph
         .nodes
@@ -42,6 +44,10 @@ pub(crate) fn make_report(
             busy: Duration::ZERO,
             fused_into: fused_into[id].map(|head| graph.nodes[head].name),
             replicas: Vec::new(),
+            elastic: elastic.get(id).and_then(Option::as_ref).map(|e| {
+                let (opened_after, ns_per_item) = e.decision();
+                ElasticStats { opened_after, ns_per_item }
+            }),
         })
         .collect();
     let clock = StepClock::get();

@@ -120,7 +120,7 @@ impl<'a> Prepared<'a> {
         if let Some(control) = &control {
             attach(graph, control, &mut built.nodes, &mut built.extras);
         }
-        let (plan, fused_into) = (built.plan, built.fused_into);
+        let (plan, fused_into, elastic) = (built.plan, built.fused_into, built.elastic);
         let sections = assign(graph, &plan, parkers, flags, built.nodes, built.extras);
 
         let shared = RunShared::new(wakers, io.clone());
@@ -136,7 +136,8 @@ impl<'a> Prepared<'a> {
         if let Some(io) = &io {
             io.wait_idle(!shared.aborted());
         }
-        let mut report = make_report(graph, plan, start.elapsed(), counters, &fused_into, shared.section_stats());
+        let mut report =
+            make_report(graph, plan, start.elapsed(), counters, &fused_into, shared.section_stats(), &elastic);
         report.panicked = shared.panicked_operator();
         if let Some(control) = &control {
             report.markers = control.reports();
@@ -147,7 +148,9 @@ impl<'a> Prepared<'a> {
         }
         publish(&opts, graph, &report);
         if !shared.aborted() {
-            let replicated = report.nodes.iter().any(|n| !n.replicas.is_empty());
+            // Replicas that took items (a first run's elastic replicas that
+            // never opened ran like one operator).
+            let replicated = report.nodes.iter().any(|n| n.replicas.iter().skip(1).any(|r| r.firings > 0));
             // Only a run that waited for its sources may mark its graph
             // light: a cheap pipeline's wall time is hand-offs, not waiting.
             let waited = !shared.streaming() && report.io.iter().any(|s| s.calls > 0);

@@ -267,7 +267,8 @@ where
         let (order, order_rx) = builder.order_arc(self.id);
         let copies = self.fork(builder, self.id, lanes.into_iter().map(In::new).collect(), order_rx);
         let input = std::mem::replace(&mut self.input, In::detached());
-        builder.install_piece(&ids, Scatter::new((input,), to_replicas, order, |(a,): (A,)| a));
+        let elastic = builder.elastic(self.id);
+        builder.install_piece(&ids, Scatter::new((input,), to_replicas, order, |(a,): (A,)| a).elastic(elastic));
         for (k, copy) in copies.into_iter().enumerate() {
             builder.install_extra(self.id, Role::Replica(k), Box::new(Segment::new(copy)));
         }

@@ -7,6 +7,7 @@
 //! trait, which [`crate::exec::Builder`] implements, as timely's operators
 //! name their scheduler through `Operate`.
 
+use super::elastic::Elastic;
 use super::Node;
 use crate::arc::{Receiver, Sender};
 use crate::deploy::Plan;
@@ -38,6 +39,11 @@ pub trait Install<'a> {
     /// The order arc between a replicated node's scatter and its merge
     /// (both in the node's section).
     fn order_arc(&self, id: usize) -> (Sender<u16>, Receiver<u16>);
+
+    /// The lanes replicated node `id`'s scatter may deal to, if its
+    /// replicas are elastic (`node/elastic.rs`): its replica 0, installed
+    /// after this call, is then timed to open the others.
+    fn elastic(&mut self, id: usize) -> Option<Elastic>;
 
     /// Install `node` as the operator of the fused nodes `ids` (first one
     /// first).

@@ -55,6 +55,23 @@ pub trait Node: Send {
     fn attach(&mut self, _at: &marks::Attach) {}
 }
 
+/// A boxed operator is an operator (a probe wraps the boxed replica it
+/// times, `elastic.rs`).
+impl<N: Node + ?Sized> Node for Box<N> {
+    fn step(&mut self, budget: usize) -> Step {
+        (**self).step(budget)
+    }
+    fn flush(&mut self) {
+        (**self).flush()
+    }
+    fn describe(&self) -> String {
+        (**self).describe()
+    }
+    fn attach(&mut self, at: &marks::Attach) {
+        (**self).attach(at)
+    }
+}
+
 /// The operators the generated code builds, one line per file:
 /// `module => {Types}` declares `pub mod module;` and re-exports its types
 /// in [`kinds`], which `macro_support` (the facade's `ohua::__private`)
@@ -92,6 +109,7 @@ operators! {
 pub(crate) mod blocking;
 pub mod call;
 mod describe;
+pub mod elastic;
 pub mod fan;
 pub mod inputs;
 pub mod install;

@@ -39,6 +39,7 @@ use crate::arc::{Receiver, Sender};
 use crate::packet::{Mark, Packet};
 use crate::port::In;
 
+use super::elastic::Elastic;
 use super::inputs::{DataInputs, Head};
 use super::marks::{self, Attach, Marks};
 use super::outputs::OutputSet;
@@ -75,6 +76,8 @@ pub struct Scatter<I, T, C> {
     /// every marker, to release them at the end of their activation.
     markers_to_all: bool,
     marks: Option<Marks>,
+    /// Elastic replicas (a first run): deal only to the lanes it has opened.
+    elastic: Option<Elastic>,
 }
 
 impl<I, T, C> Scatter<I, T, C>
@@ -91,7 +94,7 @@ where
     /// If there are no lanes or more than `u16::MAX`.
     pub fn new(inputs: I, lanes: Vec<Sender<T>>, order: Sender<u16>, into: C) -> Self {
         assert!(!lanes.is_empty() && lanes.len() <= usize::from(u16::MAX), "ohua: a scatter needs 1..=65535 lanes");
-        Scatter { inputs, lanes, order, into, next: 0, markers_to_all: false, marks: None }
+        Scatter { inputs, lanes, order, into, next: 0, markers_to_all: false, marks: None, elastic: None }
     }
 
     /// Send every marker to every lane too (for replicas that hold sticky
@@ -102,9 +105,18 @@ where
         self
     }
 
+    /// Deal only to the lanes `elastic` has opened (`node/elastic.rs`).
+    pub(crate) fn elastic(mut self, elastic: Option<Elastic>) -> Self {
+        self.elastic = elastic;
+        self
+    }
+
     /// The lane with the most room, searching from `next`; `None` if all are full.
     fn pick(&mut self) -> Option<usize> {
-        let n = self.lanes.len();
+        let n = self.elastic.as_ref().map_or(self.lanes.len(), |e| e.active().min(self.lanes.len()));
+        if self.next >= n {
+            self.next = 0;
+        }
         let mut best: Option<(usize, usize)> = None;
         for k in (self.next..n).chain(0..self.next) {
             // Fresh: the replica publishes what it took after every step.
@@ -417,6 +429,41 @@ mod tests {
         assert_eq!((r0.pop(), r1.pop()), (Some(Packet::Data((1,))), Some(Packet::Data((2,)))));
         let order: Vec<_> = std::iter::from_fn(|| order_rx.pop()).collect();
         assert_eq!(order, vec![Packet::Data(0), Packet::Data(1), Packet::End(0)]);
+    }
+
+    /// Elastic replicas (a first run): lane 0 only until the probe opens
+    /// the others; the order arc records every item's lane either way.
+    #[test]
+    fn an_elastic_scatter_deals_to_lane_zero_until_its_lanes_open() {
+        use crate::node::elastic::Elastic;
+        use crate::node::replicate::Scatter;
+        use crate::{
+            arc::channel,
+            node::{Node, Step},
+            packet::Packet,
+            port::In,
+        };
+        let (mut tx, rx) = channel::<u32>(8, None, None);
+        let (l0, mut r0) = channel::<(u32,)>(4, None, None);
+        let (l1, mut r1) = channel::<(u32,)>(4, None, None);
+        let (order, mut order_rx) = channel::<u16>(16, None, None);
+        let elastic = Elastic::new(2);
+        let mut scatter = Scatter::new((In::new(rx),), vec![l0, l1], order, |t| t).elastic(Some(elastic.clone()));
+        for p in [Packet::Data(1), Packet::Data(2), Packet::Data(3), Packet::Data(4)] {
+            tx.push(p);
+        }
+        tx.flush();
+        assert_eq!(scatter.step(2), Step::Progress(2));
+        scatter.flush();
+        elastic.open();
+        assert_eq!(scatter.step(2), Step::Progress(2));
+        scatter.flush();
+        let lane = |r: &mut crate::arc::Receiver<(u32,)>| std::iter::from_fn(|| r.pop()).collect::<Vec<_>>();
+        // Once open, the lane with the most room first: lane 1, twice.
+        assert_eq!(lane(&mut r0), vec![Packet::Data((1,)), Packet::Data((2,))]);
+        assert_eq!(lane(&mut r1), vec![Packet::Data((3,)), Packet::Data((4,))]);
+        let order: Vec<_> = std::iter::from_fn(|| order_rx.pop()).collect();
+        assert_eq!(order, vec![Packet::Data(0), Packet::Data(0), Packet::Data(1), Packet::Data(1)]);
     }
 
     /// `Gather`'s example.

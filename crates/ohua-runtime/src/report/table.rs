@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use super::RunReport;
+use super::{ElasticStats, RunReport};
 
 impl fmt::Display for RunReport {
     /// A header line, then one aligned row per operator, busiest first:
@@ -73,6 +73,19 @@ impl fmt::Display for RunReport {
                     "", rep.section, rep.firings, busy_ms, pct
                 )?;
             }
+            match r.elastic {
+                Some(ElasticStats { opened_after: Some(items), ns_per_item }) => writeln!(
+                    f,
+                    "  elastic: replicas 1.. opened after {items} items of replica 0 ({:.1} µs per item)",
+                    ns_per_item as f64 / 1e3
+                )?,
+                Some(ElasticStats { opened_after: None, ns_per_item }) => writeln!(
+                    f,
+                    "  elastic: stayed on replica 0 ({:.1} µs per item, too little to deal out)",
+                    ns_per_item as f64 / 1e3
+                )?,
+                None => {}
+            }
         }
         for s in &self.io {
             writeln!(
@@ -111,6 +124,7 @@ mod tests {
             busy: Duration::from_millis(busy_ms),
             fused_into: None,
             replicas: vec![],
+            elastic: None,
         }
     }
 

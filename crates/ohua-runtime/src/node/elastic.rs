@@ -1,0 +1,235 @@
+//! Elastic replicas: a first run adds replicas once it has measured that
+//! they pay (issue 23, "no run slower than sequential because it was the
+//! first").
+//!
+//! A graph's first run in a process has measured nothing, so `auto` plans
+//! every replicable piece as if it were heavy (`deploy/stages.rs`,
+//! `prior`) and marks its replicas *elastic* (`Plan::elastic`). The run
+//! then starts like an unreplicated one: the [`Scatter`](super::replicate::Scatter)
+//! deals every item to replica 0, in the scatter's own section. A [`Probe`]
+//! around replica 0 times its first steps; once the piece has cost at
+//! least [`MIN_FIRING_NS`] per item over at least [`PROBE_ITEMS`] items
+//! (after a first, warming step), it *opens* the other lanes and the
+//! scatter deals to all replicas from its next item on. A piece cheaper
+//! than that stays on replica 0, and the probe stops timing after
+//! [`PROBE_LIMIT`] items.
+//!
+//! Why this cannot lose or reorder anything: the merge follows the order
+//! arc, on which the scatter records each item's lane whatever lanes it may
+//! use, so opening lanes only changes where later items go. The decision is
+//! one store; the scatter reads it (relaxed: any later step sees it, and an
+//! earlier one only deals to fewer lanes) before each pick.
+//!
+//! What a run learns still plans the next runs (`deploy/learned.rs`):
+//! they are cut and replicated by measured cost, not elastically.
+
+use std::time::Instant;
+
+use crate::deploy::MIN_FIRING_NS;
+use crate::sync::{Arc, AtomicU64, AtomicUsize, Ordering};
+
+use super::{Node, Step};
+
+/// Items replica 0 must have run (after its first step) before the probe
+/// decides: a few items' costs, not one item's cold caches.
+pub const PROBE_ITEMS: u64 = 16;
+
+/// Time replica 0 must have run (after its first step) for the probe to
+/// decide on fewer than [`PROBE_ITEMS`] items: a piece of 50 µs or more
+/// per item is heavy on one item's evidence, and waiting for 16 of them
+/// would keep a short run on one core for most of its length.
+pub const PROBE_NANOS: u64 = 100_000;
+
+/// Items after which a probe that found the piece cheap stops timing it.
+pub const PROBE_LIMIT: u64 = 4096;
+
+/// The lanes a scatter may deal to, shared by the scatter and the probe on
+/// its replica 0.
+///
+/// # Example
+///
+/// Lane 0 first, every lane once opened: see the unit test
+/// `opening_an_elastic_lets_the_scatter_use_every_lane`.
+#[derive(Debug, Clone)]
+pub struct Elastic(Arc<Shared>);
+
+#[derive(Debug)]
+struct Shared {
+    lanes: usize,
+    active: AtomicUsize,
+    /// Items replica 0 had run when the lanes opened (0: not opened).
+    opened_after: AtomicU64,
+    /// The measured cost per item, in nanoseconds, at the decision (or at
+    /// the last probed step).
+    ns_per_item: AtomicU64,
+}
+
+impl Elastic {
+    /// A handle for `lanes` lanes, of which only lane 0 is in use.
+    pub fn new(lanes: usize) -> Self {
+        Elastic(Arc::new(Shared {
+            lanes,
+            active: AtomicUsize::new(1),
+            opened_after: AtomicU64::new(0),
+            ns_per_item: AtomicU64::new(0),
+        }))
+    }
+
+    /// The number of lanes the scatter may deal to (lanes `0..active`).
+    #[inline]
+    pub fn active(&self) -> usize {
+        self.0.active.load(Ordering::Relaxed)
+    }
+
+    /// Let the scatter deal to every lane.
+    pub fn open(&self) {
+        self.0.active.store(self.0.lanes, Ordering::Relaxed);
+    }
+
+    /// What the probe decided: `Some(items)` if the lanes opened after
+    /// replica 0 ran `items` items, and the cost per item it measured.
+    pub fn decision(&self) -> (Option<u64>, u64) {
+        let after = self.0.opened_after.load(Ordering::Relaxed);
+        ((after > 0).then_some(after), self.0.ns_per_item.load(Ordering::Relaxed))
+    }
+}
+
+/// Replica 0 of an elastic replicated node, timed until it has decided
+/// whether the other replicas pay (module docs).
+pub struct Probe<N> {
+    inner: N,
+    elastic: Elastic,
+    /// Productive steps seen (the first is not timed: cold caches).
+    steps: u64,
+    items: u64,
+    nanos: u64,
+    probing: bool,
+}
+
+impl<N: Node> Probe<N> {
+    /// Time `inner` (replica 0) for `elastic`'s decision.
+    pub fn new(inner: N, elastic: Elastic) -> Self {
+        Probe { inner, elastic, steps: 0, items: 0, nanos: 0, probing: true }
+    }
+
+    /// Account a timed productive step of `items` items that took `nanos`,
+    /// and open the lanes if the piece has shown itself heavy.
+    fn account(&mut self, items: usize, nanos: u64) {
+        self.steps += 1;
+        if self.steps == 1 {
+            return;
+        }
+        self.items += items as u64;
+        self.nanos += nanos;
+        let per_item = self.nanos / self.items.max(1);
+        self.elastic.0.ns_per_item.store(per_item, Ordering::Relaxed);
+        let enough = self.items >= PROBE_ITEMS || self.nanos >= PROBE_NANOS;
+        if enough && per_item as f64 >= MIN_FIRING_NS {
+            self.elastic.0.opened_after.store(self.items, Ordering::Relaxed);
+            self.elastic.open();
+            self.probing = false;
+            tracing::debug!(items = self.items, ns_per_item = per_item, "ohua: elastic replicas opened");
+        } else if self.items >= PROBE_LIMIT {
+            self.probing = false;
+        }
+    }
+}
+
+impl<N: Node> Node for Probe<N> {
+    fn step(&mut self, budget: usize) -> Step {
+        if !self.probing {
+            return self.inner.step(budget);
+        }
+        let start = Instant::now();
+        let step = self.inner.step(budget);
+        if let Step::Progress(n) = step {
+            self.account(n, start.elapsed().as_nanos() as u64);
+        }
+        step
+    }
+
+    fn flush(&mut self) {
+        self.inner.flush();
+    }
+
+    fn describe(&self) -> String {
+        self.inner.describe()
+    }
+
+    fn attach(&mut self, at: &super::marks::Attach) {
+        self.inner.attach(at);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A replica that spends `nanos` per item, `per_step` items a step.
+    struct Costly {
+        nanos: u64,
+        per_step: usize,
+    }
+
+    impl Node for Costly {
+        fn step(&mut self, _budget: usize) -> Step {
+            let end = Instant::now() + std::time::Duration::from_nanos(self.nanos * self.per_step as u64);
+            while Instant::now() < end {
+                std::hint::spin_loop();
+            }
+            Step::Progress(self.per_step)
+        }
+        fn flush(&mut self) {}
+    }
+
+    #[test]
+    fn opening_an_elastic_lets_the_scatter_use_every_lane() {
+        let e = Elastic::new(3);
+        assert_eq!(e.active(), 1);
+        e.open();
+        assert_eq!(e.active(), 3);
+    }
+
+    #[test]
+    fn a_heavy_replica_opens_the_lanes_after_its_probe() {
+        let e = Elastic::new(2);
+        let mut p = Probe::new(Costly { nanos: 400, per_step: 4 }, e.clone());
+        // The first step warms up; then PROBE_ITEMS items are needed (or
+        // PROBE_NANOS of work, which 16 items of 400 ns reach only if the
+        // thread was preempted inside a step).
+        let mut steps = 0;
+        while e.active() == 1 {
+            p.step(4);
+            steps += 1;
+            assert!(steps <= 1 + PROBE_ITEMS / 4, "not opened after {steps} steps");
+        }
+        assert_eq!(e.active(), 2);
+        let (after, ns) = e.decision();
+        let after = after.expect("opened");
+        assert!(after == PROBE_ITEMS || after * ns >= PROBE_NANOS, "opened after {after} items of {ns} ns");
+        assert!(ns >= 400, "measured {ns} ns per item");
+    }
+
+    #[test]
+    fn a_very_heavy_replica_opens_the_lanes_after_one_measured_item() {
+        let e = Elastic::new(3);
+        let mut p = Probe::new(Costly { nanos: PROBE_NANOS, per_step: 1 }, e.clone());
+        p.step(1);
+        assert_eq!(e.active(), 1, "the first step only warms up");
+        p.step(1);
+        assert_eq!(e.active(), 3);
+        assert_eq!(e.decision().0, Some(1));
+    }
+
+    #[test]
+    fn a_cheap_replica_keeps_one_lane_and_stops_probing() {
+        let e = Elastic::new(2);
+        let mut p = Probe::new(Costly { nanos: 0, per_step: 64 }, e.clone());
+        for _ in 0..=PROBE_LIMIT / 64 {
+            p.step(64);
+        }
+        assert_eq!(e.active(), 1);
+        assert!(!p.probing, "still timing after {} items", p.items);
+        assert_eq!(e.decision().0, None);
+    }
+}
