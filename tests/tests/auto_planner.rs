@@ -1,7 +1,9 @@
 //! The `auto` deployment cuts by measured cost once it has measured
 //! (`crates/ohua-runtime/src/deploy/learned.rs`): the first run of a graph in
-//! a process is split by operator count, later runs by each operator's busy
-//! time in earlier runs. Results never depend on the cut.
+//! a process is split by operator count, with its stateless pieces on
+//! elastic replicas that open once replica 0 has measured them heavy
+//! (`node/elastic.rs`); later runs are cut by each operator's busy time in
+//! earlier runs. Results never depend on the cut.
 
 use ohua::{algorithm, Deployment, Replication, SectionStrategy};
 
