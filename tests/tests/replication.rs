@@ -482,3 +482,65 @@ fn a_call_that_reads_a_shared_local_runs_on_replicas() {
     let node = reports[0].nodes.iter().find(|s| s.name.starts_with("with_table/weighted")).unwrap();
     assert_eq!(node.replicas.len(), 3, "{}", reports[0]);
 }
+
+/// Random replica deployments make about half their replicated nodes
+/// elastic, opening at a drawn item (`node/elastic.rs`, the tests' "rescale
+/// at a random moment"): the lanes open mid-stream, items dealt before and
+/// after meet again in order, and the state's calls are sequential's.
+#[test]
+fn elastic_replicas_that_open_mid_stream_keep_results_and_call_order() {
+    let xs: Vec<u64> = (0..400).collect();
+    let expected = ohua::sequential(|| squares_into_log(xs.clone()));
+    let mut opened_mid_stream = 0;
+    for seed in 0..24 {
+        let d = Deployment::default()
+            .workers(2)
+            .sections(SectionStrategy::Random { sections: 2, seed })
+            .batch_size(1 + seed as usize % 5)
+            .replicas(Replication::Random { max: 3, seed });
+        let (got, reports) = ohua::profile(|| ohua::with_deployment(d, || squares_into_log(xs.clone())));
+        assert_eq!(got, expected, "seed {seed}");
+        for n in reports.iter().flat_map(|r| &r.nodes) {
+            let Some(after) = n.elastic.and_then(|e| e.opened_after) else { continue };
+            assert!(after < 400, "seed {seed}: opened after {after} items");
+            // Items went to replica 0 alone before the opening, to several after.
+            assert!(n.replicas[0].firings >= after, "seed {seed}: {n:?}");
+            if n.replicas.iter().skip(1).any(|r| r.firings > 0) {
+                opened_mid_stream += 1;
+            }
+        }
+    }
+    assert!(opened_mid_stream > 0, "no seed drew an elastic node whose lanes opened mid-stream");
+}
+
+/// `flows` once more, so that this test's graph has its own measurements.
+#[ohua::algorithm]
+fn flows_first_run(events: Vec<Event>) -> (Vec<u64>, PerKey) {
+    let mut state = ohua::keyed(PerKey::default());
+    let mut sums = Vec::new();
+    for e in events {
+        let s = state.record(&e);
+        sums.push(s);
+    }
+    (sums, state)
+}
+
+/// A first run plans a keyed call on elastic replicas too, but keeps every
+/// key group on replica 0: opening another replica would mean moving
+/// state. Results, state and every key's call order are sequential's.
+#[test]
+fn a_first_run_keeps_every_key_of_a_keyed_call_on_replica_zero() {
+    let input = events(800, 50, true, 3);
+    let expected = ohua::sequential(|| flows_first_run(input.clone()));
+    let auto = Deployment::default().workers(2).sections(SectionStrategy::Auto).replicas(Replication::Auto);
+    let (got, reports) = ohua::profile(|| ohua::with_deployment(auto, || flows_first_run(input.clone())));
+    assert_eq!(got, expected);
+    let node = reports[0].nodes.iter().find(|s| s.name.starts_with("flows_first_run/record")).unwrap();
+    assert_eq!(node.replicas.len(), 2, "{}", reports[0]);
+    let id = reports[0].nodes.iter().position(|s| s.name == node.name).unwrap();
+    assert!(reports[0].plan.elastic[id].is_some(), "{}", reports[0]);
+    // Each replica fires once for its part of the state; every event went
+    // to replica 0.
+    assert_eq!(node.replicas[0].firings, 801, "{}", reports[0]);
+    assert_eq!(node.replicas[1].firings, 1, "{}", reports[0]);
+}

@@ -3,7 +3,7 @@
 mod common;
 
 use common::graphs::{INDEP, LOOPY, PIPE};
-use ohua_runtime::deploy::{plan, Deployment, Plan, Replication, SectionRule, SectionStrategy};
+use ohua_runtime::deploy::{plan, Deployment, Opening, Plan, Replication, SectionRule, SectionStrategy};
 use ohua_runtime::graph::ArcInfo;
 use ohua_runtime::graph::{GraphInfo, NodeInfo, OpKind};
 
@@ -191,7 +191,7 @@ fn off_replicates_nothing() {
     let p = plan(&MAPPED, &replicated(SectionStrategy::Auto, Replication::Off));
     assert_eq!(p.replicas, vec![1; 6]);
     assert!(p.replica_sections.iter().all(Vec::is_empty));
-    assert_eq!(p.elastic, vec![false; 6]);
+    assert_eq!(p.elastic, vec![None; 6]);
 }
 
 /// A first run has measured nothing: `auto` plans the replicable piece on
@@ -201,14 +201,15 @@ fn off_replicates_nothing() {
 fn an_unmeasured_auto_plan_puts_the_replicable_piece_on_elastic_replicas() {
     let p = plan(&MAPPED, &replicated(SectionStrategy::Auto, Replication::Auto));
     assert_eq!(p.replicas, vec![1, 1, 2, 2, 1, 1]);
-    assert_eq!(p.elastic, vec![false, false, true, true, false, false]);
+    let m = Some(Opening::Measured);
+    assert_eq!(p.elastic, vec![None, None, m, m, None, None]);
     assert_eq!(p.section_of, vec![0; 6], "one stage beside replica 0");
     assert_eq!((p.replica_sections[2].clone(), p.sections), (vec![0, 1], 2));
     // Rules and other strategies are the user's: nothing elastic there.
     let rules: Replication = "mapped/f#.*=2".parse().unwrap();
-    assert_eq!(plan(&MAPPED, &replicated(SectionStrategy::Auto, rules)).elastic, vec![false; 6]);
+    assert_eq!(plan(&MAPPED, &replicated(SectionStrategy::Auto, rules)).elastic, vec![None; 6]);
     let single = plan(&MAPPED, &replicated(SectionStrategy::Single, Replication::Auto));
-    assert_eq!((single.replicas, single.elastic), (vec![1; 6], vec![false; 6]));
+    assert_eq!((single.replicas, single.elastic), (vec![1; 6], vec![None; 6]));
 }
 
 #[test]

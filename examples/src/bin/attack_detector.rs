@@ -279,8 +279,13 @@ fn main() {
     let (r_def, t_def) = best_of(runs, input, |(r, f)| attack_detector(r, f));
     let (r_rep, t_rep) =
         best_of(runs, input, |(r, f)| ohua::with_deployment(replicated.clone(), || attack_detector(r, f)));
-    let variants =
-        [("one instance", &r_one), ("pipeline", &r_pipe), ("first run", &r_first), ("default", &r_def), ("replicas", &r_rep)];
+    let variants = [
+        ("one instance", &r_one),
+        ("pipeline", &r_pipe),
+        ("first run", &r_first),
+        ("default", &r_def),
+        ("replicas", &r_rep),
+    ];
     for (name, r) in variants {
         assert!(r == &seq, "{name} differs from sequential execution");
     }

@@ -276,8 +276,10 @@ fn main() {
         bytes as f64 / (1 << 20) as f64
     );
 
-    // The first run measures the operators; `auto` replicates the
-    // stateless piece from the second run on (README, "How many replicas").
+    // The first run has measured nothing: the stateless piece runs on
+    // elastic replicas, which open once replica 0 has measured it heavy;
+    // from the second run on `auto` plans by measured cost (README,
+    // "Configuration" and "How many replicas").
     let (top, t_first) = best_of(1, || docs.clone(), word_freq);
     println!("\ntop 10:");
     for (i, (w, c)) in top.iter().enumerate() {

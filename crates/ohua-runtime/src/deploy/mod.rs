@@ -104,7 +104,7 @@ pub use env::{
 };
 pub use error::DeployError;
 pub use io_mode::IoMode;
-pub use plan::{plan, Plan};
+pub use plan::{plan, Opening, Plan};
 pub use replicas::{ReplicaRule, Replication, MAX_REPLICAS};
 pub use rule::SectionRule;
 pub(crate) use stages::MIN_FIRING_NS;

@@ -58,12 +58,32 @@ pub struct Plan {
     /// how many items each key group had: the groups balanced over its
     /// replicas by those loads (else the replicas own contiguous ranges).
     pub groups: Vec<Option<Groups>>,
-    /// Replicated nodes whose replicas are *elastic*: a first run (nothing
-    /// measured yet) deals to replica 0 alone until it has measured the
-    /// node's cost per item, and adds the other replicas only if that cost
-    /// pays for the hand-over (`node/elastic.rs`). A keyed call's key
-    /// groups all stay with replica 0 (moving them means moving state).
-    pub elastic: Vec<bool>,
+    /// Replicated nodes whose replicas are *elastic*, and when they open:
+    /// the run deals to replica 0 alone until then (`node/elastic.rs`). A
+    /// first run (nothing measured yet) opens them once replica 0 has
+    /// measured the node heavy enough ([`Opening::Measured`]); random
+    /// replicas open at a drawn item, to test that opening never changes a
+    /// result. A keyed call's key groups all stay with replica 0 (moving
+    /// them means moving state).
+    pub elastic: Vec<Option<Opening>>,
+}
+
+/// When a node's elastic replicas open ([`Plan::elastic`]).
+///
+/// # Example
+///
+/// ```
+/// use ohua_runtime::deploy::Opening;
+/// assert_ne!(Opening::Measured, Opening::AfterItems(3));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Opening {
+    /// Once replica 0 has measured the node's cost per item, if that cost
+    /// pays for the hand-over (a first run).
+    Measured,
+    /// After replica 0 has run this many items, whatever they cost (random
+    /// deployments: a test's "rescale at a random moment").
+    AfterItems(u64),
 }
 
 impl Plan {
@@ -87,7 +107,7 @@ impl Plan {
             replicas: vec![1; n],
             replica_sections: vec![Vec::new(); n],
             groups: vec![None; n],
-            elastic: vec![false; n],
+            elastic: vec![None; n],
         }
     }
 
@@ -141,9 +161,7 @@ pub fn plan(graph: &GraphInfo, d: &Deployment) -> Plan {
     };
     unmatched::planned(graph.algorithm, own, &d.sections);
     let (raw, replicas, placement) = replicate(graph, d, raw, automatic, first, measured);
-    let elastic: Vec<bool> = (0..graph.nodes.len())
-        .map(|id| automatic && first && matches!(d.replicas, Replication::Auto) && replicas[id] > 1)
-        .collect();
+    let elastic = elastic(graph, d, &replicas, automatic && first);
     let n = graph.nodes.len();
     let (section_of, sections, replica_sections) = if placement.iter().all(Vec::is_empty) {
         // The common case, kept cheap: a plan is made at every call.
@@ -160,7 +178,7 @@ pub fn plan(graph: &GraphInfo, d: &Deployment) -> Plan {
     let groups = (0..n)
         .map(|id| match replicas[id] {
             1 => None,
-            r if elastic[id] => Some(Groups::on_first(r.min(KEY_GROUPS))),
+            r if elastic[id].is_some() => Some(Groups::on_first(r.min(KEY_GROUPS))),
             r => learned::group_loads(graph, id).map(|loads| Groups::balanced(r.min(KEY_GROUPS), &loads)),
         })
         .collect();
@@ -239,6 +257,27 @@ fn replicate(
         })
         .collect();
     (raw, replicas, placement)
+}
+
+/// Which replicated nodes are elastic ([`Plan::elastic`]): all of `auto`'s
+/// in a first run (`first`), about half of the random ones.
+fn elastic(graph: &GraphInfo, d: &Deployment, replicas: &[usize], first: bool) -> Vec<Option<Opening>> {
+    let n = graph.nodes.len();
+    match &d.replicas {
+        Replication::Auto if first => (0..n).map(|id| (replicas[id] > 1).then_some(Opening::Measured)).collect(),
+        Replication::Random { seed, .. } => {
+            // A generator of its own: the counts and placements drawn for a
+            // seed stay what they were before elastic replicas.
+            let mut rng = rand::rngs::StdRng::seed_from_u64(seed ^ 0xE1A5_71C0);
+            (0..n)
+                .map(|id| {
+                    let after = rng.gen_range(0..64u64);
+                    (replicas[id] > 1 && rng.gen_bool(0.5)).then_some(Opening::AfterItems(after))
+                })
+                .collect()
+        }
+        _ => vec![None; n],
+    }
 }
 
 /// Sections by rules: the first matching rule's index, the extra section

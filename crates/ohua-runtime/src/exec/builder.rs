@@ -362,11 +362,9 @@ impl<'a> Builder<'a> {
     /// first run, `node/elastic.rs`); replica 0, installed after this
     /// call, gets the probe that opens them.
     pub(crate) fn elastic(&mut self, id: usize) -> Option<Elastic> {
-        if !self.plan.elastic.get(id).copied().unwrap_or(false) {
-            return None;
-        }
+        let opening = self.plan.elastic.get(id).copied().flatten()?;
         let lanes = self.plan.replicas[id];
-        Some(self.elastic[id].get_or_insert_with(|| Elastic::new(lanes)).clone())
+        Some(self.elastic[id].get_or_insert_with(|| Elastic::new(lanes, opening)).clone())
     }
 
     /// Record that nodes `ids[1..]` are fused into `ids[0]`.

@@ -20,12 +20,18 @@
 //! one store; the scatter reads it (relaxed: any later step sees it, and an
 //! earlier one only deals to fewer lanes) before each pick.
 //!
+//! Random replica deployments (`Replication::Random`, the tests' chaos)
+//! make about half their replicated nodes elastic with a drawn opening
+//! point (`Opening::AfterItems`): the lanes open after that many items,
+//! whatever they cost, so the generated programs check that opening
+//! mid-stream never changes a result.
+//!
 //! What a run learns still plans the next runs (`deploy/learned.rs`):
 //! they are cut and replicated by measured cost, not elastically.
 
 use std::time::Instant;
 
-use crate::deploy::MIN_FIRING_NS;
+use crate::deploy::{Opening, MIN_FIRING_NS};
 use crate::sync::{Arc, AtomicU64, AtomicUsize, Ordering};
 
 use super::{Node, Step};
@@ -56,6 +62,7 @@ pub struct Elastic(Arc<Shared>);
 #[derive(Debug)]
 struct Shared {
     lanes: usize,
+    opening: Opening,
     active: AtomicUsize,
     /// Items replica 0 had run when the lanes opened (0: not opened).
     opened_after: AtomicU64,
@@ -65,10 +72,12 @@ struct Shared {
 }
 
 impl Elastic {
-    /// A handle for `lanes` lanes, of which only lane 0 is in use.
-    pub fn new(lanes: usize) -> Self {
+    /// A handle for `lanes` lanes, of which only lane 0 is in use until
+    /// the probe opens them as `opening` says.
+    pub fn new(lanes: usize, opening: Opening) -> Self {
         Elastic(Arc::new(Shared {
             lanes,
+            opening,
             active: AtomicUsize::new(1),
             opened_after: AtomicU64::new(0),
             ns_per_item: AtomicU64::new(0),
@@ -116,6 +125,16 @@ impl<N: Node> Probe<N> {
     /// and open the lanes if the piece has shown itself heavy.
     fn account(&mut self, items: usize, nanos: u64) {
         self.steps += 1;
+        if let Opening::AfterItems(after) = self.elastic.0.opening {
+            // A test's random moment: every step counts, whatever it cost.
+            self.items += items as u64;
+            if self.items >= after {
+                self.elastic.0.opened_after.store(self.items, Ordering::Relaxed);
+                self.elastic.open();
+                self.probing = false;
+            }
+            return;
+        }
         if self.steps == 1 {
             return;
         }
@@ -184,7 +203,7 @@ mod tests {
 
     #[test]
     fn opening_an_elastic_lets_the_scatter_use_every_lane() {
-        let e = Elastic::new(3);
+        let e = Elastic::new(3, Opening::Measured);
         assert_eq!(e.active(), 1);
         e.open();
         assert_eq!(e.active(), 3);
@@ -192,7 +211,7 @@ mod tests {
 
     #[test]
     fn a_heavy_replica_opens_the_lanes_after_its_probe() {
-        let e = Elastic::new(2);
+        let e = Elastic::new(2, Opening::Measured);
         let mut p = Probe::new(Costly { nanos: 400, per_step: 4 }, e.clone());
         // The first step warms up; then PROBE_ITEMS items are needed (or
         // PROBE_NANOS of work, which 16 items of 400 ns reach only if the
@@ -212,7 +231,7 @@ mod tests {
 
     #[test]
     fn a_very_heavy_replica_opens_the_lanes_after_one_measured_item() {
-        let e = Elastic::new(3);
+        let e = Elastic::new(3, Opening::Measured);
         let mut p = Probe::new(Costly { nanos: PROBE_NANOS, per_step: 1 }, e.clone());
         p.step(1);
         assert_eq!(e.active(), 1, "the first step only warms up");
@@ -222,8 +241,20 @@ mod tests {
     }
 
     #[test]
+    fn a_drawn_opening_opens_after_that_many_items_whatever_they_cost() {
+        let e = Elastic::new(2, Opening::AfterItems(10));
+        let mut p = Probe::new(Costly { nanos: 0, per_step: 4 }, e.clone());
+        for _ in 0..2 {
+            p.step(4);
+        }
+        assert_eq!(e.active(), 1, "8 items: not yet");
+        p.step(4);
+        assert_eq!((e.active(), e.decision().0), (2, Some(12)));
+    }
+
+    #[test]
     fn a_cheap_replica_keeps_one_lane_and_stops_probing() {
-        let e = Elastic::new(2);
+        let e = Elastic::new(2, Opening::Measured);
         let mut p = Probe::new(Costly { nanos: 0, per_step: 64 }, e.clone());
         for _ in 0..=PROBE_LIMIT / 64 {
             p.step(64);

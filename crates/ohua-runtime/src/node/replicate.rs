@@ -447,7 +447,7 @@ mod tests {
         let (l0, mut r0) = channel::<(u32,)>(4, None, None);
         let (l1, mut r1) = channel::<(u32,)>(4, None, None);
         let (order, mut order_rx) = channel::<u16>(16, None, None);
-        let elastic = Elastic::new(2);
+        let elastic = Elastic::new(2, crate::deploy::Opening::Measured);
         let mut scatter = Scatter::new((In::new(rx),), vec![l0, l1], order, |t| t).elastic(Some(elastic.clone()));
         for p in [Packet::Data(1), Packet::Data(2), Packet::Data(3), Packet::Data(4)] {
             tx.push(p);

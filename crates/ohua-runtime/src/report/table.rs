@@ -112,7 +112,7 @@ mod tests {
     use std::time::Duration;
 
     use crate::deploy::Plan;
-    use crate::report::{NodeStats, ReplicaStats, RunReport};
+    use crate::report::{ElasticStats, NodeStats, ReplicaStats, RunReport};
 
     fn stats(name: &'static str, busy_ms: u64) -> NodeStats {
         NodeStats {
@@ -180,5 +180,33 @@ mod tests {
         assert!(lines[3].trim_start().starts_with("replica 0") && lines[3].contains("30"), "{text}");
         assert!(lines[4].trim_start().starts_with("replica 1") && lines[4].contains("70"), "{text}");
         assert_eq!(lines[3].len(), lines[4].len(), "aligned: {text}");
+    }
+
+    #[test]
+    fn an_elastic_operator_says_what_its_probe_decided() {
+        static G: crate::graph::GraphInfo = crate::graph::GraphInfo { algorithm: "t", nodes: &[], arcs: &[] };
+        let replica = |section, firings| ReplicaStats { section, firings, busy: Duration::from_millis(1) };
+        let mut opened = stats("t/heavy#1", 80);
+        opened.replicas = vec![replica(0, 30), replica(1, 70)];
+        opened.elastic = Some(ElasticStats { opened_after: Some(16), ns_per_item: 4_500 });
+        let mut kept = stats("t/cheap#2", 1);
+        kept.replicas = vec![replica(0, 100), replica(1, 0)];
+        kept.elastic = Some(ElasticStats { opened_after: None, ns_per_item: 40 });
+        let r = RunReport {
+            graph: &G,
+            section_stats: vec![],
+            panicked: None,
+            io: vec![],
+            io_sites: vec![],
+            markers: vec![],
+            algorithm: "t",
+            sections: 2,
+            wall: Duration::from_millis(100),
+            nodes: vec![opened, kept],
+            plan: Plan::unreplicated(vec![0, 0], 2, 1, 1),
+        };
+        let text = r.to_string();
+        assert!(text.contains("elastic: replicas 1.. opened after 16 items of replica 0 (4.5 µs per item)"), "{text}");
+        assert!(text.contains("elastic: stayed on replica 0 (0.0 µs per item"), "{text}");
     }
 }
