@@ -18,8 +18,9 @@ use crate::common::{header, interleaved, row, stage, Variant};
 const CALLS: usize = 2_000;
 const ITEMS: u64 = 16;
 
+/// The algorithm called (also `first_call.rs`'s).
 #[algorithm]
-fn small(xs: Vec<u64>) -> u64 {
+pub(crate) fn small(xs: Vec<u64>) -> u64 {
     let mut total = 0;
     for x in xs {
         let a = stage(x);

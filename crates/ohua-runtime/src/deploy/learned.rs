@@ -65,6 +65,9 @@ struct Estimates {
     /// The last run measured less than [`MIN_MEASURED`] over at least
     /// [`LIGHT_WALL`], waiting for its sources.
     light: bool,
+    /// A run with elastic replicas measured less than [`MIN_MEASURED`]
+    /// and kept them closed: later unmeasured runs plan without them.
+    closed: bool,
 }
 
 /// Wall nanoseconds per firing (all operators' firings) of a graph's runs
@@ -130,8 +133,14 @@ pub(crate) type Measured = (Vec<f64>, Vec<u64>, Pace);
 /// What earlier runs taught about `graph`: whether it is light (see the
 /// module docs), else its measurements, if a run of it has measured enough.
 pub(crate) enum Learned {
-    /// No run measured enough.
+    /// No run measured enough, and none tried elastic replicas: a first
+    /// run (`stages::prior`).
     Nothing,
+    /// No run measured enough, and a short run kept its elastic replicas
+    /// closed: plan by the guess alone, without the prior's replicas (a
+    /// small algorithm called again and again would pay for them at
+    /// every call: 15.7 against 11.4 µs in `ohua-bench first-call`).
+    Closed,
     /// The last run mostly waited: plan one section.
     Light,
     /// Measured busy times and firings.
@@ -145,6 +154,7 @@ pub(crate) fn lookup(graph: &GraphInfo) -> Learned {
     match store.get(&key(graph)) {
         Some(e) if e.light => Learned::Light,
         Some(e) if e.busy.len() == graph.nodes.len() => Learned::Measured((e.busy.clone(), e.firings.clone(), e.pace)),
+        Some(e) if e.closed => Learned::Closed,
         _ => Learned::Nothing,
     }
 }
@@ -154,7 +164,7 @@ pub(crate) fn lookup(graph: &GraphInfo) -> Learned {
 pub(crate) fn estimates(graph: &GraphInfo) -> Option<Measured> {
     match lookup(graph) {
         Learned::Measured(m) => Some(m),
-        Learned::Nothing | Learned::Light => None,
+        Learned::Nothing | Learned::Light | Learned::Closed => None,
     }
 }
 
@@ -163,6 +173,8 @@ pub(crate) fn estimates(graph: &GraphInfo) -> Option<Measured> {
 /// whether an operator ran on replicas; `waited`: whether it called its
 /// sources and no loop's source may have blocked); `fused_into[id]` is the first link of the
 /// chain node `id` ran fused into, whose `busy` covers the whole chain.
+/// Whether a run had elastic replicas that stayed closed is read from
+/// `nodes` ([`NodeStats::elastic`]).
 pub(crate) fn record(
     graph: &GraphInfo,
     nodes: &[NodeStats],
@@ -178,14 +190,20 @@ pub(crate) fn record(
         return;
     }
     if total < MIN_MEASURED {
-        if wall >= LIGHT_WALL && waited {
+        let light = wall >= LIGHT_WALL && waited;
+        let elastic = nodes.iter().filter_map(|n| n.elastic);
+        let closed = elastic.clone().next().is_some() && elastic.clone().all(|e| e.opened_after.is_none());
+        if light || closed {
             let mut store = store().lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-            store.entry(key(graph)).and_modify(|e| e.light = true).or_insert_with(|| Estimates {
+            let e = store.entry(key(graph)).or_insert_with(|| Estimates {
                 busy: Vec::new(),
                 firings: Vec::new(),
                 pace: Pace::default(),
-                light: true,
+                light: false,
+                closed: false,
             });
+            e.light |= light;
+            e.closed |= closed;
         }
         return;
     }
@@ -198,7 +216,7 @@ pub(crate) fn record(
     let mut pace = previous.map(|e| e.pace).unwrap_or_default();
     let sample = wall.as_nanos() as f64 / all.max(1) as f64;
     Pace::update(if replicated { &mut pace.replicated } else { &mut pace.plain }, sample);
-    store.insert(key(graph), Estimates { busy: estimates, firings, pace, light: false });
+    store.insert(key(graph), Estimates { busy: estimates, firings, pace, light: false, closed: false });
 }
 
 /// Per-node estimates from one run: a node that ran on its own keeps its
@@ -300,6 +318,33 @@ mod tests {
         // Light again after it (the measurements are kept for later).
         record(&G, &stats(little), LIGHT_WALL * 10, false, true, &[None]);
         assert!(light());
+    }
+
+    #[test]
+    fn a_short_run_that_kept_its_elastic_replicas_closed_ends_the_first_run_plans() {
+        use crate::stats::ElasticStats;
+        static G: GraphInfo = GraphInfo {
+            algorithm: "short",
+            nodes: &[NodeInfo { name: "short/f#1", kind: OpKind::Call, depth: 1, label: "f", replicable: true }],
+            arcs: &[],
+        };
+        let stats = |opened_after| {
+            let mut s = one_call("short/f#1", 16, Duration::from_micros(20));
+            s[0].elastic = Some(ElasticStats { opened_after, ns_per_item: 50 });
+            s
+        };
+        let quick = Duration::from_micros(100);
+        // Opened: the piece was heavy, the next run may measure it.
+        record(&G, &stats(Some(16)), quick, true, false, &[None]);
+        assert!(matches!(lookup(&G), Learned::Nothing));
+        // Closed in a short run: later unmeasured runs plan without them.
+        record(&G, &stats(None), quick, false, false, &[None]);
+        assert!(matches!(lookup(&G), Learned::Closed));
+        // A run that measures enough plans by its measurements again.
+        let mut long = one_call("short/f#1", 1000, Duration::from_millis(30));
+        long[0].elastic = None;
+        record(&G, &long, Duration::from_millis(40), false, false, &[None]);
+        assert!(estimates(&G).is_some());
     }
 
     fn ms(v: &[u64]) -> Vec<Duration> {

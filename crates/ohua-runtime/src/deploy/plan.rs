@@ -145,6 +145,7 @@ pub fn plan(graph: &GraphInfo, d: &Deployment) -> Plan {
             learned::Learned::Light => return vec![0; graph.nodes.len()],
             learned::Learned::Measured(m) => measured = Some(m),
             learned::Learned::Nothing => first = true,
+            learned::Learned::Closed => {}
         }
         auto::split(graph, d.workers, measured.as_ref().map(|(busy, _, _)| busy.as_slice()))
     };
