@@ -125,7 +125,7 @@ pub struct NodeStats {
 ///
 /// ```
 /// use ohua_runtime::report::ElasticStats;
-/// let e = ElasticStats { opened_after: Some(16), ns_per_item: 4_200 };
+/// let e = ElasticStats { opened_after: Some(16), ns_per_item: 4_200, follows_load: false, resizes: 1, most_open: 2 };
 /// assert!(e.opened_after.is_some());
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -134,8 +134,16 @@ pub struct ElasticStats {
     /// other replicas opened; `None` if the operator stayed on replica 0.
     pub opened_after: Option<u64>,
     /// Cost per item replica 0 measured, in nanoseconds, at the decision
-    /// (or when it stopped measuring).
+    /// (or when it stopped measuring; the last moving average when the
+    /// replicas follow the load).
     pub ns_per_item: u64,
+    /// Whether the replicas followed the load for the whole run
+    /// ([`crate::deploy::Replication::Elastic`]).
+    pub follows_load: bool,
+    /// Times the open replicas changed (opened or closed).
+    pub resizes: u64,
+    /// The most replicas open at once.
+    pub most_open: usize,
 }
 
 /// Measurements of one replica of a replicated operator.

@@ -192,7 +192,7 @@ pub(crate) fn record(
     if total < MIN_MEASURED {
         let light = wall >= LIGHT_WALL && waited;
         let elastic = nodes.iter().filter_map(|n| n.elastic);
-        let closed = elastic.clone().next().is_some() && elastic.clone().all(|e| e.opened_after.is_none());
+        let closed = elastic.clone().next().is_some() && elastic.clone().all(|e| e.most_open <= 1);
         if light || closed {
             let mut store = store().lock().unwrap_or_else(std::sync::PoisonError::into_inner);
             let e = store.entry(key(graph)).or_insert_with(|| Estimates {
@@ -330,7 +330,13 @@ mod tests {
         };
         let stats = |opened_after| {
             let mut s = one_call("short/f#1", 16, Duration::from_micros(20));
-            s[0].elastic = Some(ElasticStats { opened_after, ns_per_item: 50 });
+            s[0].elastic = Some(ElasticStats {
+                opened_after,
+                ns_per_item: 50,
+                follows_load: false,
+                resizes: u64::from(opened_after.is_some()),
+                most_open: 1 + usize::from(opened_after.is_some()),
+            });
             s
         };
         let quick = Duration::from_micros(100);

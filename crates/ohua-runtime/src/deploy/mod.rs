@@ -92,6 +92,7 @@ pub(crate) mod learned;
 mod plan;
 mod replicas;
 mod rule;
+mod scaling;
 mod similar;
 mod stages;
 mod strategy;
@@ -107,6 +108,7 @@ pub use io_mode::IoMode;
 pub use plan::{plan, Opening, Plan};
 pub use replicas::{ReplicaRule, Replication, MAX_REPLICAS};
 pub use rule::SectionRule;
+pub use scaling::{needed_replicas, Load, TARGET_UTILISATION};
 pub(crate) use stages::MIN_FIRING_NS;
 pub use strategy::SectionStrategy;
 

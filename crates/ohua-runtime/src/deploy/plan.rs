@@ -84,6 +84,12 @@ pub enum Opening {
     /// After replica 0 has run this many items, whatever they cost (random
     /// deployments: a test's "rescale at a random moment").
     AfterItems(u64),
+    /// Open and close again and again, every this many items of replica 0
+    /// (random deployments: a test of closing lanes mid-stream too).
+    Toggle(u64),
+    /// Follow the load for the whole run: open and close lanes as
+    /// [`crate::deploy::needed_replicas`] says ([`Replication::Elastic`]).
+    Load,
 }
 
 impl Plan {
@@ -215,7 +221,7 @@ fn replicate(
     let mut replicas = vec![1; n];
     match &d.replicas {
         Replication::Off => {}
-        Replication::Auto => {
+        Replication::Auto | Replication::Elastic => {
             let measured = measured.filter(|(_, _, pace)| automatic && !pace.replicas_were_slower());
             let staged = match measured {
                 Some((costs, firings, _)) => stages::replicate(graph, d.workers, &costs, &firings, &raw),
@@ -261,19 +267,22 @@ fn replicate(
 }
 
 /// Which replicated nodes are elastic ([`Plan::elastic`]): all of `auto`'s
-/// in a first run (`first`), about half of the random ones.
+/// in a first run (`first`), all of `elastic`'s, about half of the random
+/// ones.
 fn elastic(graph: &GraphInfo, d: &Deployment, replicas: &[usize], first: bool) -> Vec<Option<Opening>> {
     let n = graph.nodes.len();
     match &d.replicas {
         Replication::Auto if first => (0..n).map(|id| (replicas[id] > 1).then_some(Opening::Measured)).collect(),
+        Replication::Elastic => (0..n).map(|id| (replicas[id] > 1).then_some(Opening::Load)).collect(),
         Replication::Random { seed, .. } => {
             // A generator of its own: the counts and placements drawn for a
             // seed stay what they were before elastic replicas.
             let mut rng = rand::rngs::StdRng::seed_from_u64(seed ^ 0xE1A5_71C0);
             (0..n)
                 .map(|id| {
-                    let after = rng.gen_range(0..64u64);
-                    (replicas[id] > 1 && rng.gen_bool(0.5)).then_some(Opening::AfterItems(after))
+                    let at = rng.gen_range(0..64u64);
+                    let opening = if rng.gen_bool(0.5) { Opening::AfterItems(at) } else { Opening::Toggle(at + 1) };
+                    (replicas[id] > 1 && rng.gen_bool(0.5)).then_some(opening)
                 })
                 .collect()
         }

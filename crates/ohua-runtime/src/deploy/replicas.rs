@@ -25,6 +25,7 @@ pub const MAX_REPLICAS: usize = 64;
 /// let r: Replication = "word_freq/normalize#.*=2; other/f#3=4".parse().unwrap();
 /// assert_eq!(r.to_string(), "word_freq/normalize#.*=2; other/f#3=4");
 /// assert_eq!("off".parse::<Replication>().unwrap(), Replication::Off);
+/// assert_eq!("elastic".parse::<Replication>().unwrap(), Replication::Elastic);
 /// assert!("normalize=0".parse::<Replication>().is_err());
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -36,6 +37,13 @@ pub enum Replication {
     /// section strategy nothing is replicated.
     #[default]
     Auto,
+    /// As [`Replication::Auto`], and the replicated operators follow their
+    /// load for the whole run: their replicas open and close as the items
+    /// arriving per second and the measured cost per item say
+    /// ([`crate::deploy::needed_replicas`], DS2's rule), so a service gives
+    /// cores back when its load falls. A first run's elastic replicas
+    /// follow it too. Keyed calls keep their replicas.
+    Elastic,
     /// Nothing is replicated.
     Off,
     /// The first rule matching an operator's name sets its replica count;
@@ -109,7 +117,7 @@ impl Replication {
 impl FromStr for Replication {
     type Err = DeployError;
 
-    /// Parse `auto`, `off`, `random:MAX:SEED`, or rules
+    /// Parse `auto`, `elastic`, `off`, `random:MAX:SEED`, or rules
     /// `PATTERN=N; PATTERN=N` (`;`-separated, as patterns may hold commas).
     ///
     /// # Errors
@@ -118,9 +126,10 @@ impl FromStr for Replication {
     /// ([`DeployError::Regex`]) or a count outside `1..=64`.
     fn from_str(s: &str) -> Result<Self, DeployError> {
         let bad = |reason| DeployError::Value { key: "replicas".into(), value: s.to_string(), reason };
-        const FORMS: &str = "expected `auto`, `off`, `random:MAX:SEED` or `PATTERN=N; PATTERN=N`";
+        const FORMS: &str = "expected `auto`, `elastic`, `off`, `random:MAX:SEED` or `PATTERN=N; PATTERN=N`";
         match s.trim() {
             "auto" => return Ok(Replication::Auto),
+            "elastic" => return Ok(Replication::Elastic),
             "off" => return Ok(Replication::Off),
             _ => {}
         }
@@ -149,6 +158,7 @@ impl fmt::Display for Replication {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Replication::Auto => f.write_str("auto"),
+            Replication::Elastic => f.write_str("elastic"),
             Replication::Off => f.write_str("off"),
             Replication::Random { max, seed } => write!(f, "random:{max}:{seed}"),
             Replication::Rules(rules) => {

@@ -46,7 +46,9 @@ pub(crate) fn make_report(
             replicas: Vec::new(),
             elastic: elastic.get(id).and_then(Option::as_ref).map(|e| {
                 let (opened_after, ns_per_item) = e.decision();
-                ElasticStats { opened_after, ns_per_item }
+                let (resizes, most_open) = e.resizes();
+                let follows_load = e.opening() == crate::deploy::Opening::Load;
+                ElasticStats { opened_after, ns_per_item, follows_load, resizes, most_open }
             }),
         })
         .collect();

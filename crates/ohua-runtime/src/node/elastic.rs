@@ -26,6 +26,16 @@
 //! whatever they cost, so the generated programs check that opening
 //! mid-stream never changes a result.
 //!
+//! Elastic replication (`Replication::Elastic`, `Opening::Load`) keeps
+//! them elastic for the whole run: the probe goes on timing one step of
+//! replica 0 in [`LOAD_SAMPLE`], and the scatter, once per [`WINDOW`] in
+//! which it dealt, asks `deploy::needed_replicas` (DS2's rule) how many
+//! lanes the items that arrived and their cost call for, and opens or
+//! closes lanes to match. A closed lane's replica finishes what it was
+//! dealt; the merge takes those results in order as before, so closing
+//! is as safe as opening. Random deployments also *toggle* lanes
+//! (`Opening::Toggle`) to check closing mid-stream.
+//!
 //! What a run learns still plans the next runs (`deploy/learned.rs`):
 //! they are cut and replicated by measured cost, not elastically.
 
@@ -49,6 +59,14 @@ pub const PROBE_NANOS: u64 = 100_000;
 /// Items after which a probe that found the piece cheap stops timing it.
 pub const PROBE_LIMIT: u64 = 4096;
 
+/// A probe that follows the load (`Opening::Load`) times one step in this
+/// many once it has a first estimate.
+pub const LOAD_SAMPLE: u64 = 8;
+
+/// How long a scatter that follows the load measures arrivals before it
+/// re-decides its lanes.
+pub const WINDOW: std::time::Duration = std::time::Duration::from_millis(20);
+
 /// The lanes a scatter may deal to, shared by the scatter and the probe on
 /// its replica 0.
 ///
@@ -67,8 +85,12 @@ struct Shared {
     /// Items replica 0 had run when the lanes opened (0: not opened).
     opened_after: AtomicU64,
     /// The measured cost per item, in nanoseconds, at the decision (or at
-    /// the last probed step).
+    /// the last probed step; a moving average when following the load).
     ns_per_item: AtomicU64,
+    /// Times the open lanes changed.
+    resizes: AtomicU64,
+    /// The most lanes open at once.
+    most: AtomicUsize,
 }
 
 impl Elastic {
@@ -81,7 +103,45 @@ impl Elastic {
             active: AtomicUsize::new(1),
             opened_after: AtomicU64::new(0),
             ns_per_item: AtomicU64::new(0),
+            resizes: AtomicU64::new(0),
+            most: AtomicUsize::new(1),
         }))
+    }
+
+    /// How the lanes open.
+    pub fn opening(&self) -> Opening {
+        self.0.opening
+    }
+
+    /// The number of lanes there are (the most that can be open).
+    pub fn lanes(&self) -> usize {
+        self.0.lanes
+    }
+
+    /// Open lanes `0..k` (at least 1, at most all) and close the others;
+    /// the scatter sees it at its next pick.
+    pub fn set_active(&self, k: usize) {
+        let k = k.clamp(1, self.0.lanes);
+        if self.0.active.swap(k, Ordering::Relaxed) != k {
+            self.0.resizes.fetch_add(1, Ordering::Relaxed);
+            self.0.most.fetch_max(k, Ordering::Relaxed);
+        }
+    }
+
+    /// The cost per item replica 0 measured last, in nanoseconds (0: none yet).
+    pub fn ns_per_item(&self) -> u64 {
+        self.0.ns_per_item.load(Ordering::Relaxed)
+    }
+
+    /// Record `ns` as replica 0's cost per item (tests of the scatter).
+    #[cfg(test)]
+    pub(crate) fn set_ns_per_item(&self, ns: u64) {
+        self.0.ns_per_item.store(ns, Ordering::Relaxed);
+    }
+
+    /// Times the open lanes changed, and the most lanes open at once.
+    pub fn resizes(&self) -> (u64, usize) {
+        (self.0.resizes.load(Ordering::Relaxed), self.0.most.load(Ordering::Relaxed))
     }
 
     /// The number of lanes the scatter may deal to (lanes `0..active`).
@@ -92,7 +152,7 @@ impl Elastic {
 
     /// Let the scatter deal to every lane.
     pub fn open(&self) {
-        self.0.active.store(self.0.lanes, Ordering::Relaxed);
+        self.set_active(self.0.lanes);
     }
 
     /// What the probe decided: `Some(items)` if the lanes opened after
@@ -113,35 +173,66 @@ pub struct Probe<N> {
     items: u64,
     nanos: u64,
     probing: bool,
+    /// Steps since the last timed one (following the load).
+    skipped: u64,
 }
 
 impl<N: Node> Probe<N> {
     /// Time `inner` (replica 0) for `elastic`'s decision.
     pub fn new(inner: N, elastic: Elastic) -> Self {
-        Probe { inner, elastic, steps: 0, items: 0, nanos: 0, probing: true }
+        Probe { inner, elastic, steps: 0, items: 0, nanos: 0, probing: true, skipped: 0 }
     }
 
     /// Account a timed productive step of `items` items that took `nanos`,
     /// and open the lanes if the piece has shown itself heavy.
     fn account(&mut self, items: usize, nanos: u64) {
         self.steps += 1;
-        if let Opening::AfterItems(after) = self.elastic.0.opening {
-            // A test's random moment: every step counts, whatever it cost.
-            self.items += items as u64;
-            if self.items >= after {
-                self.elastic.0.opened_after.store(self.items, Ordering::Relaxed);
-                self.elastic.open();
-                self.probing = false;
+        match self.elastic.0.opening {
+            Opening::AfterItems(after) => {
+                // A test's random moment: every step counts, whatever it cost.
+                self.items += items as u64;
+                if self.items >= after {
+                    self.elastic.0.opened_after.store(self.items.max(1), Ordering::Relaxed);
+                    self.elastic.open();
+                    self.probing = false;
+                }
             }
+            Opening::Toggle(every) => {
+                let before = self.items / every.max(1);
+                self.items += items as u64;
+                if self.items / every.max(1) != before {
+                    let open = self.elastic.active() == 1;
+                    self.elastic.set_active(if open { self.elastic.lanes() } else { 1 });
+                    if open && self.elastic.0.opened_after.load(Ordering::Relaxed) == 0 {
+                        self.elastic.0.opened_after.store(self.items, Ordering::Relaxed);
+                    }
+                }
+            }
+            Opening::Measured | Opening::Load => self.measured(items, nanos),
+        }
+    }
+
+    /// [`Probe::account`] for the openings decided by measured cost.
+    fn measured(&mut self, items: usize, nanos: u64) {
+        if self.steps == 1 {
             return;
         }
-        if self.steps == 1 {
+        let load = self.elastic.0.opening == Opening::Load;
+        if load && self.items >= PROBE_ITEMS {
+            // Following the load: a moving average over the sampled steps.
+            let now = nanos / items.max(1) as u64;
+            let avg = self.elastic.ns_per_item();
+            self.elastic.0.ns_per_item.store((avg * 7 + now) / 8, Ordering::Relaxed);
+            self.items += items as u64;
             return;
         }
         self.items += items as u64;
         self.nanos += nanos;
         let per_item = self.nanos / self.items.max(1);
         self.elastic.0.ns_per_item.store(per_item, Ordering::Relaxed);
+        if load {
+            return;
+        }
         let enough = self.items >= PROBE_ITEMS || self.nanos >= PROBE_NANOS;
         if enough && per_item as f64 >= MIN_FIRING_NS {
             self.elastic.0.opened_after.store(self.items, Ordering::Relaxed);
@@ -152,11 +243,24 @@ impl<N: Node> Probe<N> {
             self.probing = false;
         }
     }
+
+    /// Whether to time this step: every step until the first estimate,
+    /// then one in [`LOAD_SAMPLE`] when following the load.
+    fn times_this_step(&mut self) -> bool {
+        if !self.probing {
+            return false;
+        }
+        if self.elastic.0.opening != Opening::Load || self.items < PROBE_ITEMS {
+            return true;
+        }
+        self.skipped += 1;
+        self.skipped.is_multiple_of(LOAD_SAMPLE)
+    }
 }
 
 impl<N: Node> Node for Probe<N> {
     fn step(&mut self, budget: usize) -> Step {
-        if !self.probing {
+        if !self.times_this_step() {
             return self.inner.step(budget);
         }
         let start = Instant::now();
@@ -250,6 +354,31 @@ mod tests {
         assert_eq!(e.active(), 1, "8 items: not yet");
         p.step(4);
         assert_eq!((e.active(), e.decision().0), (2, Some(12)));
+    }
+
+    #[test]
+    fn a_toggling_elastic_opens_and_closes_every_so_many_items() {
+        let e = Elastic::new(3, Opening::Toggle(8));
+        let mut p = Probe::new(Costly { nanos: 0, per_step: 4 }, e.clone());
+        let mut seen = Vec::new();
+        for _ in 0..8 {
+            p.step(4);
+            seen.push(e.active());
+        }
+        assert_eq!(seen, vec![1, 3, 3, 1, 1, 3, 3, 1]);
+        assert_eq!(e.resizes(), (4, 3));
+    }
+
+    #[test]
+    fn a_probe_that_follows_the_load_keeps_measuring_and_never_opens_by_itself() {
+        let e = Elastic::new(2, Opening::Load);
+        let mut p = Probe::new(Costly { nanos: 2_000, per_step: 4 }, e.clone());
+        for _ in 0..40 {
+            p.step(4);
+        }
+        assert_eq!(e.active(), 1, "the scatter decides, by the load");
+        assert!(p.probing, "it goes on sampling");
+        assert!(e.ns_per_item() >= 2_000, "measured {} ns", e.ns_per_item());
     }
 
     #[test]

@@ -39,11 +39,12 @@ use crate::arc::{Receiver, Sender};
 use crate::packet::{Mark, Packet};
 use crate::port::In;
 
-use super::elastic::Elastic;
+use super::elastic::{Elastic, WINDOW};
 use super::inputs::{DataInputs, Head};
 use super::marks::{self, Attach, Marks};
 use super::outputs::OutputSet;
 use super::{Node, Step};
+use crate::deploy::{needed_replicas, Load, Opening};
 
 /// Items dealt to a replica that it has not started: small, so that items
 /// go to the replicas that keep up and the merge waits little.
@@ -78,6 +79,23 @@ pub struct Scatter<I, T, C> {
     marks: Option<Marks>,
     /// Elastic replicas (a first run): deal only to the lanes it has opened.
     elastic: Option<Elastic>,
+    /// Elastic replicas that follow the load: what the current window saw.
+    window: Option<Window>,
+}
+
+/// Arrivals at a scatter whose replicas follow the load
+/// (`node/elastic.rs`), over one [`WINDOW`].
+struct Window {
+    start: std::time::Instant,
+    dealt: u64,
+    /// Every open lane was full while an item waited.
+    backlog: bool,
+}
+
+impl Window {
+    fn new() -> Self {
+        Window { start: std::time::Instant::now(), dealt: 0, backlog: false }
+    }
 }
 
 impl<I, T, C> Scatter<I, T, C>
@@ -94,7 +112,7 @@ where
     /// If there are no lanes or more than `u16::MAX`.
     pub fn new(inputs: I, lanes: Vec<Sender<T>>, order: Sender<u16>, into: C) -> Self {
         assert!(!lanes.is_empty() && lanes.len() <= usize::from(u16::MAX), "ohua: a scatter needs 1..=65535 lanes");
-        Scatter { inputs, lanes, order, into, next: 0, markers_to_all: false, marks: None, elastic: None }
+        Scatter { inputs, lanes, order, into, next: 0, markers_to_all: false, marks: None, elastic: None, window: None }
     }
 
     /// Send every marker to every lane too (for replicas that hold sticky
@@ -107,8 +125,37 @@ where
 
     /// Deal only to the lanes `elastic` has opened (`node/elastic.rs`).
     pub(crate) fn elastic(mut self, elastic: Option<Elastic>) -> Self {
+        self.window = elastic.as_ref().filter(|e| e.opening() == Opening::Load).map(|_| Window::new());
         self.elastic = elastic;
         self
+    }
+
+    /// Following the load: count what this step dealt and, once a window
+    /// is over, open or close lanes as [`needed_replicas`] says.
+    fn follow_load(&mut self, dealt: u64, backlog: bool) {
+        let (Some(w), Some(e)) = (&mut self.window, &self.elastic) else { return };
+        w.dealt += dealt;
+        w.backlog |= backlog;
+        if dealt == 0 && !backlog {
+            return;
+        }
+        let secs = w.start.elapsed().as_secs_f64();
+        if secs < WINDOW.as_secs_f64() {
+            return;
+        }
+        let load = Load {
+            lanes: e.lanes(),
+            active: e.active(),
+            items_per_sec: w.dealt as f64 / secs,
+            ns_per_item: e.ns_per_item() as f64,
+            backlog: w.backlog,
+        };
+        let need = needed_replicas(&load);
+        if need != load.active {
+            tracing::debug!(?load, need, "ohua: elastic replicas follow the load");
+            e.set_active(need);
+        }
+        *w = Window::new();
     }
 
     /// The lane with the most room, searching from `next`; `None` if all are full.
@@ -143,6 +190,7 @@ where
 {
     fn step(&mut self, budget: usize) -> Step {
         let mut done = 0;
+        let (mut dealt, mut backlog) = (0, false);
         while done < budget {
             match self.inputs.head() {
                 Head::Empty => break,
@@ -171,13 +219,20 @@ where
                     if self.order.room() == 0 {
                         break;
                     }
-                    let Some(k) = self.pick() else { break };
+                    let Some(k) = self.pick() else {
+                        backlog = true;
+                        break;
+                    };
                     let item = (self.into)(self.inputs.pop_data());
                     self.lanes[k].push(Packet::Data(item));
                     self.order.push(Packet::Data(k as u16));
+                    dealt += 1;
                 }
             }
             done += 1;
+        }
+        if self.window.is_some() {
+            self.follow_load(dealt, backlog);
         }
         Step::after(done)
     }
@@ -464,6 +519,65 @@ mod tests {
         assert_eq!(lane(&mut r1), vec![Packet::Data((3,)), Packet::Data((4,))]);
         let order: Vec<_> = std::iter::from_fn(|| order_rx.pop()).collect();
         assert_eq!(order, vec![Packet::Data(0), Packet::Data(0), Packet::Data(1), Packet::Data(1)]);
+    }
+
+    /// Following the load: a window with a backlog opens a lane, a window
+    /// of few arrivals closes it again; the order arc records every
+    /// item's lane throughout.
+    #[test]
+    fn a_scatter_that_follows_the_load_opens_under_a_backlog_and_closes_when_it_is_gone() {
+        use crate::deploy::Opening;
+        use crate::node::elastic::{Elastic, WINDOW};
+        use crate::node::replicate::Scatter;
+        use crate::{
+            arc::channel,
+            node::{Node, Step},
+            packet::Packet,
+            port::In,
+        };
+        let (mut tx, rx) = channel::<u32>(64, None, None);
+        let (l0, mut r0) = channel::<(u32,)>(2, None, None);
+        let (l1, mut r1) = channel::<(u32,)>(2, None, None);
+        let (order, mut order_rx) = channel::<u16>(64, None, None);
+        let elastic = Elastic::new(2, Opening::Load);
+        elastic.set_ns_per_item(1_000_000); // 1 ms per item
+        let mut scatter = Scatter::new((In::new(rx),), vec![l0, l1], order, |t| t).elastic(Some(elastic.clone()));
+        for i in 0..8 {
+            tx.push(Packet::Data(i));
+        }
+        tx.flush();
+        // Lane 0 fills: a backlog; after a window, a second lane opens.
+        assert_eq!(scatter.step(8), Step::Progress(2));
+        scatter.flush();
+        std::thread::sleep(WINDOW + std::time::Duration::from_millis(5));
+        assert_eq!(scatter.step(8), Step::Blocked);
+        assert_eq!(elastic.active(), 2, "a backlog opens a lane");
+        assert_eq!(scatter.step(2), Step::Progress(2), "into lane 1");
+        scatter.flush();
+        // Replica work drains the lanes; a window of 4 items in 25 ms (160
+        // per second of 1 ms: 0.2 of a replica) closes lane 1 again.
+        let mut lanes = (Vec::new(), Vec::new());
+        let mut drain = |r0: &mut crate::arc::Receiver<(u32,)>, r1: &mut crate::arc::Receiver<(u32,)>| {
+            lanes.0.extend(std::iter::from_fn(|| r0.pop()));
+            lanes.1.extend(std::iter::from_fn(|| r1.pop()));
+            r0.flush();
+            r1.flush();
+        };
+        drain(&mut r0, &mut r1);
+        std::thread::sleep(WINDOW + std::time::Duration::from_millis(5));
+        assert_eq!(scatter.step(1), Step::Progress(1));
+        scatter.flush();
+        assert_eq!(elastic.active(), 1, "few arrivals close the lane");
+        while scatter.step(8) != Step::Blocked {
+            scatter.flush();
+            drain(&mut r0, &mut r1);
+        }
+        drain(&mut r0, &mut r1);
+        assert_eq!(lanes.1, vec![Packet::Data((2,)), Packet::Data((3,))], "lane 1 only while open");
+        assert_eq!(lanes.0.len() + lanes.1.len(), 8);
+        let order: Vec<_> = std::iter::from_fn(|| order_rx.pop()).collect();
+        assert_eq!(order.len(), 8);
+        assert_eq!(elastic.resizes(), (2, 2));
     }
 
     /// `Gather`'s example.

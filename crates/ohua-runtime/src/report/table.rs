@@ -74,12 +74,17 @@ impl fmt::Display for RunReport {
                 )?;
             }
             match r.elastic {
-                Some(ElasticStats { opened_after: Some(items), ns_per_item }) => writeln!(
+                Some(ElasticStats { follows_load: true, ns_per_item, resizes, most_open, .. }) => writeln!(
+                    f,
+                    "  elastic, following the load: {resizes} changes, up to {most_open} replicas open ({:.1} µs per item)",
+                    ns_per_item as f64 / 1e3
+                )?,
+                Some(ElasticStats { opened_after: Some(items), ns_per_item, .. }) => writeln!(
                     f,
                     "  elastic: replicas 1.. opened after {items} items of replica 0 ({:.1} µs per item)",
                     ns_per_item as f64 / 1e3
                 )?,
-                Some(ElasticStats { opened_after: None, ns_per_item }) => writeln!(
+                Some(ElasticStats { opened_after: None, ns_per_item, .. }) => writeln!(
                     f,
                     "  elastic: stayed on replica 0 ({:.1} µs per item, too little to deal out)",
                     ns_per_item as f64 / 1e3
@@ -188,10 +193,26 @@ mod tests {
         let replica = |section, firings| ReplicaStats { section, firings, busy: Duration::from_millis(1) };
         let mut opened = stats("t/heavy#1", 80);
         opened.replicas = vec![replica(0, 30), replica(1, 70)];
-        opened.elastic = Some(ElasticStats { opened_after: Some(16), ns_per_item: 4_500 });
+        let e = |opened_after, ns_per_item| ElasticStats {
+            opened_after,
+            ns_per_item,
+            follows_load: false,
+            resizes: u64::from(opened_after.is_some()),
+            most_open: 1 + usize::from(opened_after.is_some()),
+        };
+        opened.elastic = Some(e(Some(16), 4_500));
         let mut kept = stats("t/cheap#2", 1);
         kept.replicas = vec![replica(0, 100), replica(1, 0)];
-        kept.elastic = Some(ElasticStats { opened_after: None, ns_per_item: 40 });
+        let mut following = stats("t/load#3", 5);
+        following.replicas = vec![replica(0, 100), replica(1, 60)];
+        following.elastic = Some(ElasticStats {
+            opened_after: None,
+            ns_per_item: 12_000,
+            follows_load: true,
+            resizes: 5,
+            most_open: 2,
+        });
+        kept.elastic = Some(e(None, 40));
         let r = RunReport {
             graph: &G,
             section_stats: vec![],
@@ -202,10 +223,14 @@ mod tests {
             algorithm: "t",
             sections: 2,
             wall: Duration::from_millis(100),
-            nodes: vec![opened, kept],
+            nodes: vec![opened, kept, following],
             plan: Plan::unreplicated(vec![0, 0], 2, 1, 1),
         };
         let text = r.to_string();
+        assert!(
+            text.contains("elastic, following the load: 5 changes, up to 2 replicas open (12.0 µs per item)"),
+            "{text}"
+        );
         assert!(text.contains("elastic: replicas 1.. opened after 16 items of replica 0 (4.5 µs per item)"), "{text}");
         assert!(text.contains("elastic: stayed on replica 0 (0.0 µs per item"), "{text}");
     }
