@@ -160,13 +160,10 @@ mod tests {
         assert_eq!(lines[2].len(), lines[3].len());
     }
 
-    #[test]
-    fn a_replicated_operator_shows_its_count_and_a_row_per_replica() {
+    /// A report of a 100 ms run of `nodes` on two sections.
+    fn two_sections(nodes: Vec<NodeStats>) -> RunReport {
         static G: crate::graph::GraphInfo = crate::graph::GraphInfo { algorithm: "t", nodes: &[], arcs: &[] };
-        let replica = |section, firings, ms| ReplicaStats { section, firings, busy: Duration::from_millis(ms) };
-        let mut heavy = stats("t/heavy#1", 80);
-        heavy.replicas = vec![replica(0, 30, 35), replica(1, 70, 45)];
-        let r = RunReport {
+        RunReport {
             graph: &G,
             section_stats: vec![],
             panicked: None,
@@ -176,9 +173,17 @@ mod tests {
             algorithm: "t",
             sections: 2,
             wall: Duration::from_millis(100),
-            nodes: vec![heavy],
-            plan: Plan::unreplicated(vec![0], 2, 1, 1),
-        };
+            plan: Plan::unreplicated(vec![0; nodes.len()], 2, 1, 1),
+            nodes,
+        }
+    }
+
+    #[test]
+    fn a_replicated_operator_shows_its_count_and_a_row_per_replica() {
+        let replica = |section, firings, ms| ReplicaStats { section, firings, busy: Duration::from_millis(ms) };
+        let mut heavy = stats("t/heavy#1", 80);
+        heavy.replicas = vec![replica(0, 30, 35), replica(1, 70, 45)];
+        let r = two_sections(vec![heavy]);
         let text = r.to_string();
         let lines: Vec<&str> = text.lines().collect();
         assert!(lines[2].starts_with("t/heavy#1") && lines[2].contains("call×2"), "{text}");
@@ -189,7 +194,6 @@ mod tests {
 
     #[test]
     fn an_elastic_operator_says_what_its_probe_decided() {
-        static G: crate::graph::GraphInfo = crate::graph::GraphInfo { algorithm: "t", nodes: &[], arcs: &[] };
         let replica = |section, firings| ReplicaStats { section, firings, busy: Duration::from_millis(1) };
         let mut opened = stats("t/heavy#1", 80);
         opened.replicas = vec![replica(0, 30), replica(1, 70)];
@@ -213,19 +217,7 @@ mod tests {
             most_open: 2,
         });
         kept.elastic = Some(e(None, 40));
-        let r = RunReport {
-            graph: &G,
-            section_stats: vec![],
-            panicked: None,
-            io: vec![],
-            io_sites: vec![],
-            markers: vec![],
-            algorithm: "t",
-            sections: 2,
-            wall: Duration::from_millis(100),
-            nodes: vec![opened, kept, following],
-            plan: Plan::unreplicated(vec![0, 0], 2, 1, 1),
-        };
+        let r = two_sections(vec![opened, kept, following]);
         let text = r.to_string();
         assert!(
             text.contains("elastic, following the load: 5 changes, up to 2 replicas open (12.0 µs per item)"),
