@@ -27,7 +27,7 @@ fn work_b(x: u64) -> u64 {
 
 /// Pick `ROUNDS` so that one stage call takes about `TARGET`; returns the
 /// measured time of one call.
-fn calibrate() -> Duration {
+pub(crate) fn calibrate() -> Duration {
     ROUNDS.store(rounds_for(TARGET), Ordering::Relaxed);
     let calls = 2_000u64;
     let t = Instant::now();
@@ -38,7 +38,7 @@ fn calibrate() -> Duration {
 }
 
 #[algorithm]
-fn two_stage(xs: Vec<u64>) -> Vec<u64> {
+pub(crate) fn two_stage(xs: Vec<u64>) -> Vec<u64> {
     let mut out = Vec::new();
     for x in xs {
         let a = work_a(x);

@@ -5,7 +5,7 @@
 //!
 //! ```text
 //! cargo run --release -p ohua-bench            # all benchmarks
-//! cargo run --release -p ohua-bench -- chain   # one of: chain, balanced, hop, calls, first-call, replicate, elastic, update, web-update
+//! cargo run --release -p ohua-bench -- chain   # one of: chain, balanced, hop, calls, first-call, first-runs, replicate, elastic, update, web-update
 //! UPDATE_RATE=10000 cargo run --release -p ohua-bench -- update   # latency over a live update (update/mod.rs)
 //! cargo run --release -p ohua-bench -- web-update   # the web server over live updates (web_update/mod.rs)
 //! ```
@@ -23,6 +23,7 @@ mod chain;
 mod common;
 mod elastic;
 mod first_call;
+mod first_runs;
 mod hop;
 mod replicate;
 mod update;
@@ -34,6 +35,7 @@ const BENCHMARKS: &[(&str, fn())] = &[
     ("hop", hop::run),
     ("calls", calls::run),
     ("first-call", first_call::run),
+    ("first-runs", first_runs::run),
     ("replicate", replicate::run),
     ("elastic", elastic::run_bench),
     ("update", update::run),

@@ -33,8 +33,8 @@ const TINY_ITEMS: u64 = 1_000_000;
 
 /// Rounds of [`mix`] in one call of [`heavy`] (about 20 µs) and of [`tiny`]
 /// (about 0.2 µs), calibrated at start-up.
-static HEAVY: AtomicU64 = AtomicU64::new(1000);
-static TINY: AtomicU64 = AtomicU64::new(10);
+pub(crate) static HEAVY: AtomicU64 = AtomicU64::new(1000);
+pub(crate) static TINY: AtomicU64 = AtomicU64::new(10);
 
 #[inline(never)]
 fn heavy(x: u64) -> u64 {
@@ -66,13 +66,13 @@ impl Fold {
 }
 
 #[algorithm]
-fn heavy_map(xs: Vec<u64>) -> Vec<u64> {
+pub(crate) fn heavy_map(xs: Vec<u64>) -> Vec<u64> {
     let ys: Vec<u64> = xs.into_iter().map(|x| heavy(x)).collect();
     ys
 }
 
 #[algorithm]
-fn heavy_fold(xs: Vec<u64>) -> (u64, u64) {
+pub(crate) fn heavy_fold(xs: Vec<u64>) -> (u64, u64) {
     let mut acc = Fold::new();
     for x in xs {
         let y = heavy(x);
@@ -98,7 +98,7 @@ impl Stateful {
 }
 
 #[algorithm]
-fn dnr(xs: Vec<u64>) -> (u64, u64) {
+pub(crate) fn dnr(xs: Vec<u64>) -> (u64, u64) {
     let mut a = Stateful::new(1);
     let mut b = Stateful::new(2);
     let mut acc = Fold::new();
@@ -119,7 +119,7 @@ fn sequential_dnr(xs: Vec<u64>) -> (u64, u64) {
 }
 
 #[algorithm]
-fn tiny_fold(xs: Vec<u64>) -> (u64, u64) {
+pub(crate) fn tiny_fold(xs: Vec<u64>) -> (u64, u64) {
     let mut acc = Fold::new();
     for x in xs {
         let a = tiny(x);

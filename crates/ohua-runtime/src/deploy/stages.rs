@@ -168,10 +168,8 @@ const PRIOR_FIRING_NS: f64 = 1000.0;
 /// the first run a hop through its scatter and merge.
 pub(super) fn prior(graph: &GraphInfo, workers: usize) -> Option<Staged> {
     let n = graph.nodes.len();
-    // An operator outside every loop fires once; one inside fires per item.
-    let per_run = |depth: u16| if depth == 0 { 1e-3 } else { 1.0 };
     let costs: Vec<f64> =
-        graph.nodes.iter().map(|node| auto::weight(node.kind) * per_run(node.depth) * PRIOR_FIRING_NS).collect();
+        graph.nodes.iter().map(|node| auto::weight(node.kind) * auto::per_run(node.depth) * PRIOR_FIRING_NS).collect();
     let pipeline = auto::split(graph, workers, Some(&costs));
     replicate_if(graph, workers, &costs, &vec![1; n], &pipeline, true)
 }
