@@ -5,7 +5,8 @@
 //! in `next()`, where the stop request cannot reach it: that service stops
 //! only with the next item or when the source closes, and
 //! `Service::waits_for_item` says so (checked here with bounded joins, so
-//! the test cannot hang).
+//! the test cannot hang); wrapped in `ohua::stoppable_iter`, its `next()`
+//! runs on a thread of its own and the service stops without it.
 
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::time::Duration;
@@ -155,6 +156,59 @@ fn an_idle_service_over_an_opaque_iterator_waits_for_its_next_item_to_stop() {
     tx.send(10).unwrap();
     let r = within(30, "the service", move || service.join_timeout(Duration::from_secs(30)).ok());
     assert_eq!(r, Some(11));
+}
+
+#[ohua::algorithm]
+fn total_pulled(xs: ohua::update::Stoppable<ohua::update::Pulled<u64>>, acks: Option<Sender<u64>>) -> u64 {
+    let mut sum = Sum::new(acks);
+    for x in xs {
+        sum.add(x);
+    }
+    sum.get()
+}
+
+#[test]
+fn an_idle_service_over_a_pulled_opaque_iterator_stops_without_another_item() {
+    for (name, d) in live_deployments() {
+        let (tx, rx) = mpsc::channel();
+        let (ack_tx, acks) = mpsc::channel();
+        let service =
+            ohua::service(move || ohua::with_deployment(d, || total_pulled(ohua::stoppable_iter(Opaque(rx)), Some(ack_tx))));
+        tx.send(1).unwrap();
+        tx.send(2).unwrap();
+        assert_eq!((acks.recv().unwrap(), acks.recv().unwrap()), (1, 2), "{name}");
+        wait_until_idle(&service);
+        service.stop();
+        let r = within(30, "the stopped service", move || service.join_timeout(Duration::from_secs(30)).ok());
+        assert_eq!(r, Some(3), "{name}: stopped while `Opaque::next` blocks, after the items it took");
+        // The helper thread still waits in `Opaque::next`; what it gets now
+        // has no loop to go to, and the receiver goes with the iterator.
+        tx.send(10).unwrap();
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        while tx.send(11).is_ok() {
+            assert!(std::time::Instant::now() < deadline, "{name}: the helper never dropped the iterator");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+}
+
+#[test]
+fn a_pulled_iterator_gives_every_item_in_order_to_its_end() {
+    let (tx, rx) = mpsc::channel();
+    let service = ohua::service(move || total_pulled(ohua::stoppable_iter(Opaque(rx)), None));
+    for x in 1..=100 {
+        tx.send(x).unwrap();
+    }
+    drop(tx);
+    assert_eq!(within(30, "the service", move || service.join()), 5050);
+    // Outside a service it is a plain (blocking) loop over the iterator.
+    assert_eq!(total_pulled(ohua::stoppable_iter(Opaque(channel_of(1..=10))), None), 55);
+}
+
+fn channel_of(xs: impl IntoIterator<Item = u64>) -> Receiver<u64> {
+    let (tx, rx) = mpsc::channel();
+    xs.into_iter().for_each(|x| tx.send(x).unwrap());
+    rx
 }
 
 /// Another library's channel, made stoppable by implementing

@@ -61,7 +61,7 @@ mod service;
 mod stoppable;
 mod timeouts;
 pub use service::{restore, service, Service, Update};
-pub use stoppable::stoppable;
+pub use stoppable::{stoppable, stoppable_iter};
 
 /// Live updates: replaceable functions and the markers that carry updates
 /// through a running service (see [`Service`]), checkpoints, and what a
@@ -70,6 +70,7 @@ pub mod update {
     pub use crate::service::{Pending, PendingCheckpoint, Replaced};
     pub use crate::stoppable::{RecvTimeout, Stoppable};
     pub use crate::timeouts::restore_timeout;
+    pub use ohua_runtime::update::Pulled;
     pub use ohua_runtime::context::{last_operator_panic, OperatorPanic};
     pub use ohua_runtime::update::{
         current, Checkpoint, FnSlot, MarkError, MarkReport, Rejection, Replacement, SavedState, State, StateKinds,

@@ -391,8 +391,9 @@ impl<R> Service<R> {
     /// code waits in slices. Any other source whose `next()` blocks (a
     /// receive inside your own iterator, which the runtime cannot
     /// interrupt) stops after the item that call returns, or when the
-    /// source ends; give such a loop [`crate::stoppable`]`(rx)`.
-    /// [`Service::waits_for_item`] tells whether the loop waits in
+    /// source ends; give such a loop [`crate::stoppable`]`(rx)`, or wrap
+    /// your iterator in [`crate::stoppable_iter`], which calls its `next()`
+    /// on a thread of its own. [`Service::waits_for_item`] tells whether the loop waits in
     /// `next()`, and [`Service::join`] says so on stderr when it still
     /// waits 2 s after a stop.
     pub fn stop(&self) {
@@ -402,7 +403,8 @@ impl<R> Service<R> {
     /// Whether the service's loop waits in its source's `next()` for the
     /// next item. After [`Service::stop`], a loop over a receiver
     /// parameter stops within a tick; one whose own iterator blocks stops
-    /// with the item it waits for or when the source ends.
+    /// with the item it waits for or when the source ends (unless it is
+    /// wrapped in [`crate::stoppable_iter`]).
     ///
     /// # Example
     ///
@@ -445,7 +447,8 @@ impl<R> Service<R> {
             eprintln!(
                 "ohua: a service stopped {} s ago still waits for the next item of its loop's source, a receive the \
                  runtime cannot interrupt; it stops with that item or when the source ends. To stop an idle service, \
-                 loop over a receiver parameter (`for x in rx`) or over `ohua::stoppable(rx)`.",
+                 loop over a receiver parameter (`for x in rx`), over `ohua::stoppable(rx)`, or over \
+                 `ohua::stoppable_iter(your_iterator)`.",
                 STOP_HINT_AFTER.as_secs()
             );
         }

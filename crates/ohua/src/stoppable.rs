@@ -8,14 +8,17 @@
 //! `update/interrupt.rs`). For a receiver that is not the parameter itself
 //! (a field, a value built inside the closure), [`stoppable`] wraps it so
 //! that its `next()` waits in short slices ([`Stoppable::tick`], 10 ms by
-//! default) and ends the stream once the service is stopping.
+//! default) and ends the stream once the service is stopping. For an
+//! iterator of your own whose `next()` blocks (a socket's lines, a
+//! `.map(..)` over a receiver), [`stoppable_iter`] calls `next()` on a
+//! thread of its own, so that the loop can stop waiting for it.
 
 use std::cell::RefCell;
 use std::sync::Arc;
 use std::time::Duration;
 
 use ohua_runtime::update::interrupt::Interruptible;
-use ohua_runtime::update::Control;
+use ohua_runtime::update::{Control, Pulled};
 
 thread_local! {
     /// The control of the service whose call runs on this thread.
@@ -56,6 +59,60 @@ pub use ohua_runtime::update::interrupt::RecvTimeout;
 pub fn stoppable<R: RecvTimeout>(rx: R) -> Stoppable<R> {
     let control = SERVICE.with(|s| s.borrow().clone());
     Stoppable(Interruptible::new(rx, control))
+}
+
+/// The items of `iter`, until it ends or the service that created it is
+/// stopped, even while `iter.next()` blocks. Create it inside the closure
+/// given to [`crate::service`].
+///
+/// Each `next()` of `iter` runs on a helper thread (`ohua-pulled`), called
+/// only when the loop asks for its next item: `iter` sees the calls a
+/// sequential loop makes, no read-ahead. A stop ends the loop's wait at
+/// once; a `next()` still running then is left to finish on the helper
+/// thread, which drops what it returns and `iter` with it. So an item your
+/// iterator produces after the stop is not processed: send through a
+/// channel and use [`stoppable`] where such an item must go elsewhere.
+///
+/// # Example
+///
+/// ```
+/// use std::sync::mpsc::{channel, Receiver};
+/// /// An iterator the runtime knows nothing of; its `next()` blocks.
+/// struct Doubled(Receiver<u64>);
+/// impl Iterator for Doubled {
+///     type Item = u64;
+///     fn next(&mut self) -> Option<u64> {
+///         self.0.recv().ok().map(|x| 2 * x)
+///     }
+/// }
+/// #[ohua::algorithm]
+/// fn total(xs: ohua::update::Stoppable<ohua::update::Pulled<u64>>) -> u64 {
+///     let mut n = 0;
+///     for x in xs {
+///         n += x;
+///     }
+///     n
+/// }
+/// let (tx, rx) = channel();
+/// let service = ohua::service(move || total(ohua::stoppable_iter(Doubled(rx))));
+/// tx.send(4).unwrap();
+/// // `tx` stays open and `Doubled::next` blocks, yet the service stops
+/// // (with or without the item sent, depending on when the stop came).
+/// service.stop();
+/// assert!([0, 8].contains(&service.join()));
+/// drop(tx);
+/// ```
+///
+/// # Panics
+///
+/// If the helper thread cannot be spawned.
+pub fn stoppable_iter<I>(iter: I) -> Stoppable<Pulled<I::Item>>
+where
+    I: IntoIterator,
+    I::IntoIter: Send + 'static,
+    I::Item: Send + 'static,
+{
+    stoppable(Pulled::new(iter))
 }
 
 /// The iterator [`stoppable`] returns: the runtime's `Interruptible`, the

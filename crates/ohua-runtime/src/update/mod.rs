@@ -33,6 +33,7 @@ mod handoff;
 pub mod interrupt;
 mod marker;
 mod named;
+mod pulled;
 mod slot;
 mod state;
 mod versions;
@@ -43,6 +44,7 @@ pub use dispatch::{dispatch, Dispatch};
 pub use handoff::Handoff;
 pub(crate) use marker::Outcome;
 pub use marker::{Action, Changes, MarkError, MarkReport, Marker, Rejection};
+pub use pulled::Pulled;
 pub use slot::{current, FnSlot, Replacement};
 pub(crate) use state::VisitStates;
 #[doc(hidden)]
