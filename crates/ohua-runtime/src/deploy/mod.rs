@@ -175,11 +175,23 @@ pub const DEFAULT_BATCH_SIZE: usize = 1024;
 /// can run a few steps ahead of its consumer.
 pub const DEFAULT_ARC_CAPACITY: usize = 4096;
 
+/// The system's parallelism, asked once per process.
+///
+/// Why: on Linux `available_parallelism` reads the cgroup's CPU quota from
+/// files on every call, tens of µs, and `Deployment::default()` is what a
+/// caller builds per call (`with_deployment(Deployment::default()
+/// .workers(2), ..)`): the level-graph benchmark paid it inside every run.
+fn system_parallelism() -> usize {
+    static CORES: crate::sync::process::OnceLock<usize> = crate::sync::process::OnceLock::new();
+    *CORES.get_or_init(|| crate::sync::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
 impl Default for Deployment {
-    /// Available parallelism, `auto` sections, batch 1024, capacity 4096.
+    /// Available parallelism (asked once per process), `auto` sections,
+    /// batch 1024, capacity 4096.
     fn default() -> Self {
         Deployment {
-            workers: crate::sync::thread::available_parallelism().map_or(1, |n| n.get()),
+            workers: system_parallelism(),
             sections: SectionStrategy::Auto,
             batch_size: DEFAULT_BATCH_SIZE,
             arc_capacity: DEFAULT_ARC_CAPACITY,
