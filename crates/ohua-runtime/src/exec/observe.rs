@@ -97,10 +97,21 @@ pub(crate) fn make_report(
     }
 }
 
+/// Whether anyone reads the run's `io_sites`: an enclosing `profile` or
+/// `OHUA_EXPLAIN`. Why ask: naming each site's requests formats text, on
+/// the caller's path after the result is there (the *tail* of a run).
+pub(crate) fn sites_wanted(opts: &Options) -> bool {
+    !opts.collectors.is_empty() || set(OHUA_EXPLAIN)
+}
+
+/// Whether the environment variable `var` is set to anything but `0`.
+fn set(var: &str) -> bool {
+    std::env::var(var).is_ok_and(|v| !v.is_empty() && v != "0")
+}
+
 /// Hand `report` to every enclosing `profile` and honour the env variables.
 pub(crate) fn publish(opts: &Options, graph: &GraphInfo, report: &RunReport) {
     context::record(opts, report);
-    let set = |var: &str| std::env::var(var).is_ok_and(|v| !v.is_empty() && v != "0");
     if set(OHUA_REPORT) {
         eprint!("{report}");
     }

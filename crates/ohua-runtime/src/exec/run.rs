@@ -3,7 +3,7 @@
 use std::time::Instant;
 
 use super::builder::{Extra, Role};
-use super::observe::{make_report, publish};
+use super::observe::{self, make_report, publish};
 use super::section::Section;
 use super::shared::{Failure, RunShared};
 use super::threads::run_sections;
@@ -144,7 +144,9 @@ impl<'a> Prepared<'a> {
         }
         if let Some(io) = &io {
             report.io = io.stats();
-            report.io_sites = io.site_report(graph);
+            if observe::sites_wanted(&opts) {
+                report.io_sites = io.site_report(graph);
+            }
         }
         publish(&opts, graph, &report);
         if !shared.aborted() {
