@@ -172,8 +172,9 @@ fn an_idle_service_over_a_pulled_opaque_iterator_stops_without_another_item() {
     for (name, d) in live_deployments() {
         let (tx, rx) = mpsc::channel();
         let (ack_tx, acks) = mpsc::channel();
-        let service =
-            ohua::service(move || ohua::with_deployment(d, || total_pulled(ohua::stoppable_iter(Opaque(rx)), Some(ack_tx))));
+        let service = ohua::service(move || {
+            ohua::with_deployment(d, || total_pulled(ohua::stoppable_iter(Opaque(rx)), Some(ack_tx)))
+        });
         tx.send(1).unwrap();
         tx.send(2).unwrap();
         assert_eq!((acks.recv().unwrap(), acks.recv().unwrap()), (1, 2), "{name}");

@@ -601,3 +601,104 @@ fn elastic_replicas_open_under_a_burst_and_close_when_items_trickle() {
     assert!(e.resizes >= 2, "the trickle closed it again: {r}");
     assert!(r.to_string().contains("elastic, following the load"), "{r}");
 }
+
+/// A policy of the user's own (`ohua::deploy::ScalingPolicy`): every
+/// replica while items keep coming. Each decision it makes is the one the
+/// scatter applies; results and order stay those of sequential execution.
+#[derive(Debug)]
+struct EveryReplica;
+impl ohua::deploy::ScalingPolicy for EveryReplica {
+    fn replicas(&self, load: &ohua::deploy::Load) -> usize {
+        if load.items_per_sec > 0.0 {
+            load.lanes
+        } else {
+            1
+        }
+    }
+}
+
+#[test]
+fn elastic_replicas_follow_a_policy_of_the_users_own() {
+    use ohua::deploy::Scaling;
+    let d = Deployment::default()
+        .workers(2)
+        .sections(SectionStrategy::Auto)
+        .replicas(Replication::Elastic)
+        .scaling(Scaling::custom(EveryReplica));
+    let feed = || {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let feeder = std::thread::spawn(move || {
+            // Items trickle in: the throughput rule alone would keep one
+            // replica (each is 0.2 ms, one per 2 ms).
+            for x in 0..40 {
+                std::thread::sleep(std::time::Duration::from_millis(2));
+                tx.send(x).unwrap();
+            }
+        });
+        (rx, feeder)
+    };
+    let (rx, feeder) = feed();
+    let expected = ohua::sequential(|| weighed(rx));
+    feeder.join().unwrap();
+    let (rx, feeder) = feed();
+    let (got, reports) = ohua::profile(|| ohua::with_deployment(d, || weighed(rx)));
+    feeder.join().unwrap();
+    assert_eq!(got, expected);
+    let r = &reports[0];
+    let node = r.nodes.iter().find(|n| n.name.contains("/heavy_triple#")).expect("heavy_triple");
+    let e = node.elastic.expect("elastic replicas");
+    assert_eq!(e.most_open, 2, "the policy opened every replica: {r}");
+    assert!(node.replicas[1].firings > 0, "replica 1 took items: {r}");
+    assert!(r.to_string().contains("elastic, following the load (EveryReplica)"), "{r}");
+}
+
+#[test]
+fn the_scaling_policy_is_set_in_the_file() {
+    use ohua::deploy::Scaling;
+    use std::time::Duration;
+    let d = Deployment::from_toml_str("replicas = \"elastic\"\nscaling = \"p99=5ms\"").unwrap();
+    assert_eq!(d.scaling, Scaling::p99(Duration::from_millis(5)));
+    assert_eq!(d.scaling.to_string(), "p99=5ms");
+    let bad = Deployment::from_toml_str("scaling = \"fast\"").unwrap_err().to_string();
+    assert!(bad.contains("scaling") && bad.contains("p99=<n>ms"), "{bad}");
+}
+
+#[ohua::algorithm]
+fn weighed_twice(rx: std::sync::mpsc::Receiver<u64>) -> Log {
+    let mut log = Log::new();
+    for x in rx {
+        let y = heavy_triple(x);
+        log.push(y as i64);
+    }
+    log
+}
+
+/// Regression: `replicas = "elastic"` planned as `auto` does, so after a
+/// run that measured items trickling in (the source waiting looked like
+/// the bottleneck) the next elastic run of the same algorithm had no
+/// replicas to open. Closed lanes cost nothing: elastic plans them always.
+#[test]
+fn elastic_replicas_are_planned_whatever_an_earlier_run_measured() {
+    let trickle = || {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for x in 0..20 {
+                std::thread::sleep(std::time::Duration::from_millis(2));
+                tx.send(x).unwrap();
+            }
+        });
+        rx
+    };
+    let expected = ohua::sequential(|| weighed_twice(trickle()));
+    let auto = Deployment::default().workers(2).sections(SectionStrategy::Auto);
+    for _ in 0..3 {
+        assert_eq!(ohua::with_deployment(auto.clone(), || weighed_twice(trickle())), expected);
+    }
+    let elastic = auto.replicas(Replication::Elastic);
+    let (got, reports) = ohua::profile(|| ohua::with_deployment(elastic, || weighed_twice(trickle())));
+    assert_eq!(got, expected);
+    let r = &reports[0];
+    let id = r.nodes.iter().position(|n| n.name.contains("/heavy_triple#")).expect("heavy_triple");
+    assert!(r.plan.is_replicated(id), "{r}");
+    assert_eq!(r.plan.elastic[id], Some(ohua::deploy::Opening::Load), "{r}");
+}

@@ -129,6 +129,14 @@ fn env_variables() {
 }
 
 #[test]
+fn the_scaling_policy_from_the_environment() {
+    let d = from_env_with(lookup(&[("OHUA_SCALING", "p99=800us")])).unwrap();
+    assert_eq!(d.scaling.to_string(), "p99=800us");
+    let bad = from_env_with(lookup(&[("OHUA_SCALING", "p99=5")])).unwrap_err().to_string();
+    assert!(bad.contains("OHUA_SCALING") && bad.contains("unit"), "{bad}");
+}
+
+#[test]
 fn env_overrides_the_file_which_overrides_defaults() {
     let file = TempConfig::new("layers", "workers = 5\nbatch_size = 7\n[[section]]\nops = [\".*\"]");
     let d = from_env_with(lookup(&[("OHUA_CONFIG", file.path()), ("OHUA_WORKERS", "2")])).unwrap();

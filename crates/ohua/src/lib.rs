@@ -70,8 +70,8 @@ pub mod update {
     pub use crate::service::{Pending, PendingCheckpoint, Replaced};
     pub use crate::stoppable::{RecvTimeout, Stoppable};
     pub use crate::timeouts::restore_timeout;
-    pub use ohua_runtime::update::Pulled;
     pub use ohua_runtime::context::{last_operator_panic, OperatorPanic};
+    pub use ohua_runtime::update::Pulled;
     pub use ohua_runtime::update::{
         current, Checkpoint, FnSlot, MarkError, MarkReport, Rejection, Replacement, SavedState, State, StateKinds,
         Transform,
@@ -85,7 +85,10 @@ pub mod update {
 /// ([`Deployment`] holds them), the plan a run used, and
 /// how keyed state is split into key groups.
 pub mod deploy {
-    pub use ohua_runtime::deploy::{DeployError, IoMode, Plan, ReplicaRule, Replication, SectionRule, SectionStrategy};
+    pub use ohua_runtime::deploy::{
+        DeployError, IoMode, LatencyGoal, Load, Opening, Plan, ReplicaRule, Replication, Scaling, ScalingPolicy,
+        SectionRule, SectionStrategy, Throughput,
+    };
     pub use ohua_runtime::keyed::{Groups, KeyOf, KEY_GROUPS};
 }
 

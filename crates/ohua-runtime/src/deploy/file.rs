@@ -20,6 +20,8 @@ struct FileConfig {
     replicate: Vec<ReplicateConfig>,
     /// `concurrent`, `serial` or `unbatched`.
     io: Option<String>,
+    /// `throughput` or `p99=<n>ms` (`replicas = "elastic"`'s policy).
+    scaling: Option<String>,
     /// `[algorithm.NAME]`: sections of one algorithm only.
     #[serde(default)]
     algorithm: std::collections::BTreeMap<String, AlgorithmConfig>,
@@ -75,6 +77,9 @@ pub(super) fn apply_toml(mut base: Deployment, s: &str) -> Result<Deployment, De
     }
     if let Some(io) = &cfg.io {
         base.io = io.parse()?;
+    }
+    if let Some(scaling) = &cfg.scaling {
+        base.scaling = scaling.parse()?;
     }
     if !cfg.algorithm.is_empty() {
         let mut algorithms = Vec::new();

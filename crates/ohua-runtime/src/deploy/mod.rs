@@ -90,6 +90,7 @@ mod file;
 mod io_mode;
 pub(crate) mod learned;
 mod plan;
+mod policy;
 mod replicas;
 mod rule;
 mod scaling;
@@ -100,12 +101,13 @@ mod unmatched;
 
 pub use current::{current, reload};
 pub use env::{
-    from_env, from_env_with, OHUA_ARC_CAPACITY, OHUA_BATCH, OHUA_CONFIG, OHUA_IO, OHUA_REPLICAS, OHUA_SECTIONS,
-    OHUA_WORKERS,
+    from_env, from_env_with, OHUA_ARC_CAPACITY, OHUA_BATCH, OHUA_CONFIG, OHUA_IO, OHUA_REPLICAS, OHUA_SCALING,
+    OHUA_SECTIONS, OHUA_WORKERS,
 };
 pub use error::DeployError;
 pub use io_mode::IoMode;
 pub use plan::{plan, Opening, Plan};
+pub use policy::{LatencyGoal, Scaling, ScalingPolicy, Throughput};
 pub use replicas::{ReplicaRule, Replication, MAX_REPLICAS};
 pub use rule::SectionRule;
 pub use scaling::{needed_replicas, Load, TARGET_UTILISATION};
@@ -158,6 +160,9 @@ pub struct Deployment {
     pub replicas: Replication,
     /// Whether the batches of different data sources are sent concurrently.
     pub io: IoMode,
+    /// How elastic operators that follow their load (`replicas =
+    /// "elastic"`) choose their replicas: [`Scaling`]'s policies.
+    pub scaling: Scaling,
 }
 
 /// Default firings per step.
@@ -188,7 +193,8 @@ fn system_parallelism() -> usize {
 
 impl Default for Deployment {
     /// Available parallelism (asked once per process), `auto` sections,
-    /// batch 1024, capacity 4096.
+    /// batch 1024, capacity 4096, `auto` replicas, concurrent I/O,
+    /// `throughput` scaling.
     fn default() -> Self {
         Deployment {
             workers: system_parallelism(),
@@ -197,6 +203,7 @@ impl Default for Deployment {
             arc_capacity: DEFAULT_ARC_CAPACITY,
             replicas: Replication::Auto,
             io: IoMode::Concurrent,
+            scaling: Scaling::default(),
         }
     }
 }
@@ -313,6 +320,26 @@ impl Deployment {
     #[track_caller]
     pub fn arc_capacity(mut self, arc_capacity: usize) -> Deployment {
         self.arc_capacity = positive("arc_capacity", arc_capacity);
+        self
+    }
+
+    /// The same deployment, with elastic operators that follow their load
+    /// (`replicas = "elastic"`) scaled by `scaling` (the `scaling` key,
+    /// `OHUA_SCALING`): [`Scaling::throughput`] (the default),
+    /// [`Scaling::p99`] for a latency goal, or [`Scaling::custom`].
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// # mod ohua { pub use ohua_runtime::deploy::Deployment; pub mod deploy { pub use ohua_runtime::deploy::*; } }
+    /// use ohua::{deploy::{Replication, Scaling}, Deployment};
+    /// use std::time::Duration;
+    /// let d = Deployment::default().replicas(Replication::Elastic).scaling(Scaling::p99(Duration::from_millis(5)));
+    /// assert_eq!(d.scaling.to_string(), "p99=5ms");
+    /// ```
+    #[must_use]
+    pub fn scaling(mut self, scaling: Scaling) -> Deployment {
+        self.scaling = scaling;
         self
     }
 

@@ -2,7 +2,7 @@
 
 use rand::{Rng, SeedableRng};
 
-use super::{auto, learned, stages, unmatched, Deployment, Replication, SectionRule, SectionStrategy};
+use super::{auto, learned, stages, unmatched, Deployment, Replication, Scaling, SectionRule, SectionStrategy};
 use crate::graph::GraphInfo;
 use crate::keyed::{Groups, KEY_GROUPS};
 
@@ -66,6 +66,9 @@ pub struct Plan {
     /// result. A keyed call's key groups all stay with replica 0 (moving
     /// them means moving state).
     pub elastic: Vec<Option<Opening>>,
+    /// The policy of the elastic replicas that follow their load
+    /// ([`Opening::Load`]): the deployment's [`Scaling`].
+    pub scaling: Scaling,
 }
 
 /// When a node's elastic replicas open ([`Plan::elastic`]).
@@ -114,6 +117,7 @@ impl Plan {
             replica_sections: vec![Vec::new(); n],
             groups: vec![None; n],
             elastic: vec![None; n],
+            scaling: Scaling::default(),
         }
     }
 
@@ -199,6 +203,7 @@ pub fn plan(graph: &GraphInfo, d: &Deployment) -> Plan {
         replica_sections,
         groups,
         elastic,
+        scaling: d.scaling.clone(),
     }
 }
 
@@ -221,7 +226,18 @@ fn replicate(
     let mut replicas = vec![1; n];
     match &d.replicas {
         Replication::Off => {}
-        Replication::Auto | Replication::Elastic => {
+        Replication::Elastic if automatic => {
+            // Closed lanes cost nothing and the load decides the open ones
+            // while the run goes on: every replicable piece gets the
+            // replicas it may need, whatever earlier runs measured (a
+            // service's quiet hour must not plan away its busy one).
+            if let Some(staged) = stages::prior(graph, d.workers) {
+                raw = staged.section_of;
+                replicas = staged.replicas;
+            }
+        }
+        Replication::Elastic => {}
+        Replication::Auto => {
             let measured = measured.filter(|(_, _, pace)| automatic && !pace.replicas_were_slower());
             let staged = match measured {
                 Some((costs, firings, _)) => stages::replicate(graph, d.workers, &costs, &firings, &raw),

@@ -364,7 +364,11 @@ impl<'a> Builder<'a> {
     pub(crate) fn elastic(&mut self, id: usize) -> Option<Elastic> {
         let opening = self.plan.elastic.get(id).copied().flatten()?;
         let lanes = self.plan.replicas[id];
-        Some(self.elastic[id].get_or_insert_with(|| Elastic::new(lanes, opening)).clone())
+        Some(
+            self.elastic[id]
+                .get_or_insert_with(|| Elastic::with_scaling(lanes, opening, self.plan.scaling.clone()))
+                .clone(),
+        )
     }
 
     /// Record that nodes `ids[1..]` are fused into `ids[0]`.

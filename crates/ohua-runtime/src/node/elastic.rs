@@ -41,7 +41,7 @@
 
 use std::time::Instant;
 
-use crate::deploy::{Opening, MIN_FIRING_NS};
+use crate::deploy::{Opening, Scaling, MIN_FIRING_NS};
 use crate::sync::{Arc, AtomicU64, AtomicUsize, Ordering};
 
 use super::{Node, Step};
@@ -81,6 +81,8 @@ pub struct Elastic(Arc<Shared>);
 struct Shared {
     lanes: usize,
     opening: Opening,
+    /// What decides the lanes when following the load (`Opening::Load`).
+    scaling: Scaling,
     active: AtomicUsize,
     /// Items replica 0 had run when the lanes opened (0: not opened).
     opened_after: AtomicU64,
@@ -97,9 +99,16 @@ impl Elastic {
     /// A handle for `lanes` lanes, of which only lane 0 is in use until
     /// the probe opens them as `opening` says.
     pub fn new(lanes: usize, opening: Opening) -> Self {
+        Elastic::with_scaling(lanes, opening, Scaling::default())
+    }
+
+    /// Like [`Elastic::new`], following the load (`Opening::Load`) as
+    /// `scaling` decides.
+    pub fn with_scaling(lanes: usize, opening: Opening, scaling: Scaling) -> Self {
         Elastic(Arc::new(Shared {
             lanes,
             opening,
+            scaling,
             active: AtomicUsize::new(1),
             opened_after: AtomicU64::new(0),
             ns_per_item: AtomicU64::new(0),
@@ -111,6 +120,11 @@ impl Elastic {
     /// How the lanes open.
     pub fn opening(&self) -> Opening {
         self.0.opening
+    }
+
+    /// The policy that decides the lanes when following the load.
+    pub fn scaling(&self) -> &Scaling {
+        &self.0.scaling
     }
 
     /// The number of lanes there are (the most that can be open).

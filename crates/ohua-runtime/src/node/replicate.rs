@@ -44,7 +44,7 @@ use super::inputs::{DataInputs, Head};
 use super::marks::{self, Attach, Marks};
 use super::outputs::OutputSet;
 use super::{Node, Step};
-use crate::deploy::{needed_replicas, Load, Opening};
+use crate::deploy::{Load, Opening};
 
 /// Items dealt to a replica that it has not started: small, so that items
 /// go to the replicas that keep up and the merge waits little.
@@ -131,7 +131,8 @@ where
     }
 
     /// Following the load: count what this step dealt and, once a window
-    /// is over, open or close lanes as [`needed_replicas`] says.
+    /// is over, open or close lanes as the deployment's scaling policy
+    /// (`deploy::Scaling`) says.
     fn follow_load(&mut self, dealt: u64, backlog: bool) {
         let (Some(w), Some(e)) = (&mut self.window, &self.elastic) else { return };
         w.dealt += dealt;
@@ -150,9 +151,9 @@ where
             ns_per_item: e.ns_per_item() as f64,
             backlog: w.backlog,
         };
-        let need = needed_replicas(&load);
+        let need = e.scaling().replicas(&load);
         if need != load.active {
-            tracing::debug!(?load, need, "ohua: elastic replicas follow the load");
+            tracing::debug!(?load, need, policy = %e.scaling(), "ohua: elastic replicas follow the load");
             e.set_active(need);
         }
         *w = Window::new();

@@ -76,7 +76,8 @@ impl fmt::Display for RunReport {
             match r.elastic {
                 Some(ElasticStats { follows_load: true, ns_per_item, resizes, most_open, .. }) => writeln!(
                     f,
-                    "  elastic, following the load: {resizes} changes, up to {most_open} replicas open ({:.1} µs per item)",
+                    "  elastic, following the load ({}): {resizes} changes, up to {most_open} replicas open ({:.1} µs per item)",
+                    self.plan.scaling,
                     ns_per_item as f64 / 1e3
                 )?,
                 Some(ElasticStats { opened_after: Some(items), ns_per_item, .. }) => writeln!(
@@ -220,7 +221,9 @@ mod tests {
         let r = two_sections(vec![opened, kept, following]);
         let text = r.to_string();
         assert!(
-            text.contains("elastic, following the load: 5 changes, up to 2 replicas open (12.0 µs per item)"),
+            text.contains(
+                "elastic, following the load (throughput): 5 changes, up to 2 replicas open (12.0 µs per item)"
+            ),
             "{text}"
         );
         assert!(text.contains("elastic: replicas 1.. opened after 16 items of replica 0 (4.5 µs per item)"), "{text}");
