@@ -23,7 +23,7 @@ use std::fmt;
 use std::str::FromStr;
 use std::time::Duration;
 
-use super::scaling::{needed_replicas, Load};
+use super::scaling::{needed_replicas, replicas_at, Load};
 use super::DeployError;
 use crate::sync::process::Arc;
 
@@ -125,16 +125,7 @@ impl LatencyGoal {
 
 impl ScalingPolicy for LatencyGoal {
     fn replicas(&self, load: &Load) -> usize {
-        let lanes = load.lanes.max(1);
-        if load.ns_per_item <= 0.0 {
-            return load.active.clamp(1, lanes);
-        }
-        let busy = load.items_per_sec * load.ns_per_item / 1e9;
-        let mut need = (busy / self.utilisation(load.ns_per_item)).ceil() as usize;
-        if load.backlog {
-            need = need.max(load.active + 1);
-        }
-        need.clamp(1, lanes)
+        replicas_at(load, |ns_per_item| self.utilisation(ns_per_item))
     }
 
     /// `p99=<n>ms`, or `p99=<n>us` for a goal of a fraction of a millisecond.

@@ -42,12 +42,19 @@ pub struct Load {
 /// The replicas the operator should use next (`1..=lanes`): see the module
 /// docs. Without a measured cost, it keeps what it uses.
 pub fn needed_replicas(load: &Load) -> usize {
+    replicas_at(load, |_| TARGET_UTILISATION)
+}
+
+/// The replicas that keep each one at most `utilisation(ns_per_item)`
+/// busy, one more than used after a backlog, within `1..=lanes`; what it
+/// uses if no cost is measured yet.
+pub(super) fn replicas_at(load: &Load, utilisation: impl Fn(f64) -> f64) -> usize {
     let lanes = load.lanes.max(1);
     if load.ns_per_item <= 0.0 {
         return load.active.clamp(1, lanes);
     }
     let busy = load.items_per_sec * load.ns_per_item / 1e9;
-    let mut need = (busy / TARGET_UTILISATION).ceil() as usize;
+    let mut need = (busy / utilisation(load.ns_per_item)).ceil() as usize;
     if load.backlog {
         need = need.max(load.active + 1);
     }
