@@ -702,3 +702,46 @@ fn elastic_replicas_are_planned_whatever_an_earlier_run_measured() {
     assert!(r.plan.is_replicated(id), "{r}");
     assert_eq!(r.plan.elastic[id], Some(ohua::deploy::Opening::Load), "{r}");
 }
+
+#[ohua::algorithm]
+fn weighed_thrice(rx: std::sync::mpsc::Receiver<u64>) -> Log {
+    let mut log = Log::new();
+    for x in rx {
+        let y = heavy_triple(x);
+        log.push(y as i64);
+    }
+    log
+}
+
+/// Regression: a loop entry whose channel was idle counted its wait in
+/// `recv` as busy time (781 ms for an idle source), so it looked like the
+/// run's bottleneck and `auto`'s measured plans of loops over channels
+/// replicated nothing. The wait is now measured (wall less the thread's
+/// CPU time, on timed steps) and left out.
+#[test]
+fn a_loop_entry_waiting_for_its_channel_is_not_busy_and_measured_plans_replicate() {
+    let trickle = || {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for x in 0..40 {
+                std::thread::sleep(std::time::Duration::from_millis(2));
+                tx.send(x).unwrap();
+            }
+        });
+        rx
+    };
+    let expected = ohua::sequential(|| weighed_thrice(trickle()));
+    let auto = Deployment::default().workers(2).sections(SectionStrategy::Auto);
+    let mut last = None;
+    for _ in 0..3 {
+        let (got, reports) = ohua::profile(|| ohua::with_deployment(auto.clone(), || weighed_thrice(trickle())));
+        assert_eq!(got, expected);
+        last = reports.into_iter().next();
+    }
+    let r = last.expect("a report");
+    let entry = r.nodes.iter().find(|n| n.kind == "smap").expect("the loop entry");
+    // 40 items of work are microseconds; the run waited about 80 ms.
+    assert!(entry.busy < r.wall / 4, "the entry's wait counted as work: {r}");
+    let id = r.nodes.iter().position(|n| n.name.contains("/heavy_triple#")).expect("heavy_triple");
+    assert!(r.plan.is_replicated(id), "a measured plan replicates the heavy call: {r}");
+}

@@ -79,6 +79,14 @@ impl StepClock {
     pub(crate) fn now(&self) -> u64 {
         self.clock.raw()
     }
+
+    /// How many raw ticks make `ns` nanoseconds (0 for 0).
+    pub(crate) fn ticks_of_nanos(&self, ns: u64) -> u64 {
+        if ns == 0 {
+            return 0;
+        }
+        ticks_for(&self.clock, Duration::from_nanos(ns))
+    }
 }
 
 /// How many raw ticks make `d` (at least 1).

@@ -68,3 +68,70 @@ pub(crate) fn source_blocked() {
         }
     });
 }
+
+thread_local! {
+    /// Whether the section driving this thread times the current step.
+    static STEP_TIMED: Cell<bool> = const { Cell::new(false) };
+    /// Nanoseconds the current timed step spent waiting for input.
+    static WAITED_NS: Cell<u64> = const { Cell::new(0) };
+}
+
+/// While alive, the step this thread runs is one its section times
+/// (`exec/section.rs`), so a loop entry measures how long its `next()`
+/// waited ([`WaitProbe`]). Restores the outer value (a nested run's
+/// section steps inside an outer step).
+pub(crate) struct TimedStep(bool);
+
+impl TimedStep {
+    pub(crate) fn begin() -> Self {
+        WAITED_NS.with(|w| w.set(0));
+        TimedStep(STEP_TIMED.with(|t| t.replace(true)))
+    }
+
+    /// Nanoseconds of the step that were waiting, not work ([`WaitProbe`]).
+    pub(crate) fn waited(&self) -> u64 {
+        WAITED_NS.with(|w| w.replace(0))
+    }
+}
+
+impl Drop for TimedStep {
+    fn drop(&mut self) {
+        STEP_TIMED.with(|t| t.set(self.0));
+    }
+}
+
+/// Measures how much of a timed step a loop entry spent waiting inside its
+/// source's `next()` (an idle channel): the step's wall time less the
+/// thread's CPU time.
+///
+/// Why: the section times whole steps, and a source that waits for its
+/// next item counted that wait as the loop's work. An idle service's loop
+/// entry then looked like the busiest operator of its run, and `auto`'s
+/// measured plan replicated nothing (issue 23). Only loop entries use it:
+/// an operator that blocks inside its own call does occupy its section's
+/// thread, and a replica would overlap those waits.
+pub(crate) struct WaitProbe {
+    wall: std::time::Instant,
+    cpu: u64,
+}
+
+impl WaitProbe {
+    /// A probe if the section times this step and the thread's CPU time can
+    /// be read; `None` otherwise (two clock reads, one a system call, only
+    /// on timed steps).
+    pub(crate) fn start() -> Option<Self> {
+        if !STEP_TIMED.with(Cell::get) {
+            return None;
+        }
+        let cpu = crate::util::thread_cpu_ns()?;
+        Some(WaitProbe { wall: std::time::Instant::now(), cpu })
+    }
+
+    /// Count the step's wall time beyond its CPU time as waiting.
+    pub(crate) fn finish(self) {
+        let wall = self.wall.elapsed().as_nanos() as u64;
+        let cpu = crate::util::thread_cpu_ns().map_or(wall, |now| now.saturating_sub(self.cpu));
+        let waited = wall.saturating_sub(cpu);
+        WAITED_NS.with(|w| w.set(w.get().saturating_add(waited)));
+    }
+}

@@ -186,6 +186,10 @@ where
         let mut done = 0;
         // Whether a possibly blocking `next()` was timed in this step.
         let mut timed = false;
+        // On a step the section times: what `next()` of a source without
+        // an upper bound waited is not the loop's work (`blocking.rs`).
+        let probe = super::blocking::WaitProbe::start();
+        let mut may_wait = false;
         while done < budget && self.room() {
             if (self.held.is_some() || self.service.as_ref().is_some_and(Service::pending))
                 && matches!(self.state, Iterating::Running(_))
@@ -231,6 +235,7 @@ where
                         // issue 21, part 5).
                         let upper = it.size_hint().1;
                         let at_end = upper == Some(0);
+                        may_wait |= upper.is_none();
                         if !at_end {
                             if done > 0 {
                                 self.elements.flush();
@@ -304,6 +309,9 @@ where
                 },
             }
             done += 1;
+        }
+        if let Some(probe) = probe.filter(|_| may_wait) {
+            probe.finish();
         }
         Step::after(done)
     }
