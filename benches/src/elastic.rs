@@ -10,7 +10,9 @@
 //! * `off`: one replica (`replicas = "off"`);
 //! * two replicas, fixed by a rule (what `auto` would give a heavy piece);
 //! * `elastic`: the replicas follow the load (`replicas = "elastic"`,
-//!   DS2's rule every 20 ms, `crates/ohua-runtime/src/deploy/scaling.rs`).
+//!   DS2's rule every 20 ms, `crates/ohua-runtime/src/deploy/scaling.rs`);
+//! * `elastic`, `scaling = "p99=5ms"`: the same, with the latency-goal
+//!   policy set to the bench's SLA (`deploy/policy.rs`).
 //!
 //! Each runs its own copy of the algorithm, so each run is its graph's
 //! first in the process, as a service's one long run is.
@@ -83,6 +85,7 @@ macro_rules! service {
 service!(serve_one);
 service!(serve_two);
 service!(serve_elastic);
+service!(serve_p99);
 
 type Serve = fn(Receiver<Req>, Sender<Req>, u64) -> u64;
 
@@ -168,10 +171,12 @@ pub fn run_bench() {
     let rate_one = 1.0 / COST.as_secs_f64();
     let base = Deployment::default().workers(2).sections(SectionStrategy::Auto);
     let two: Replication = "serve_two/handle#.*=2".parse().expect("valid rule");
-    let variants: [(&str, Serve, Deployment); 3] = [
+    let p99 = ohua::deploy::Scaling::p99(SLA);
+    let variants: [(&str, Serve, Deployment); 4] = [
         ("off (one replica)", serve_one, base.clone().replicas(Replication::Off)),
         ("two replicas, fixed (rule)", serve_two, base.clone().replicas(two)),
         ("elastic (follows the load)", serve_elastic, base.clone().replicas(Replication::Elastic)),
+        ("elastic, p99=5ms policy", serve_p99, base.clone().replicas(Replication::Elastic).scaling(p99)),
     ];
     println!(
         "  work per item {} µs, SLA: p99 <= {} ms per {} ms window",

@@ -566,6 +566,33 @@ fn weighed(rx: std::sync::mpsc::Receiver<u64>) -> Log {
     log
 }
 
+/// A channel fed on a thread of its own: items `0..n`, sleeping
+/// `pause_ms(x)` before item `x`.
+fn fed(n: u64, pause_ms: fn(u64) -> u64) -> std::sync::mpsc::Receiver<u64> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for x in 0..n {
+            std::thread::sleep(std::time::Duration::from_millis(pause_ms(x)));
+            tx.send(x).unwrap();
+        }
+    });
+    rx
+}
+
+/// One run of `alg` under `d` over `fed(n, pause_ms)`, checked against
+/// sequential execution over the same feed; its report.
+fn fed_run(
+    d: &Deployment,
+    alg: fn(std::sync::mpsc::Receiver<u64>) -> Log,
+    n: u64,
+    pause_ms: fn(u64) -> u64,
+) -> ohua::RunReport {
+    let expected = ohua::sequential(|| alg(fed(n, pause_ms)));
+    let (got, reports) = ohua::profile(|| ohua::with_deployment(d.clone(), || alg(fed(n, pause_ms))));
+    assert_eq!(got, expected);
+    reports.into_iter().next().expect("one run")
+}
+
 /// `replicas = "elastic"`: the stateless call's replicas follow the load
 /// for the whole run. A burst (a backlog) opens the second replica; items
 /// that then trickle in (a fraction of one replica's rate) close it again.
@@ -573,27 +600,8 @@ fn weighed(rx: std::sync::mpsc::Receiver<u64>) -> Log {
 #[test]
 fn elastic_replicas_open_under_a_burst_and_close_when_items_trickle() {
     let d = Deployment::default().workers(2).sections(SectionStrategy::Auto).replicas(Replication::Elastic);
-    let feed = || {
-        let (tx, rx) = std::sync::mpsc::channel();
-        let feeder = std::thread::spawn(move || {
-            for x in 0..300 {
-                tx.send(x).unwrap();
-            }
-            for x in 300..340 {
-                std::thread::sleep(std::time::Duration::from_millis(5));
-                tx.send(x).unwrap();
-            }
-        });
-        (rx, feeder)
-    };
-    let (rx, feeder) = feed();
-    let expected = ohua::sequential(|| weighed(rx));
-    feeder.join().unwrap();
-    let (rx, feeder) = feed();
-    let (got, reports) = ohua::profile(|| ohua::with_deployment(d, || weighed(rx)));
-    feeder.join().unwrap();
-    assert_eq!(got, expected);
-    let r = &reports[0];
+    // A burst of 300, then one item per 5 ms.
+    let r = &fed_run(&d, weighed, 340, |x| if x < 300 { 0 } else { 5 });
     let node = r.nodes.iter().find(|n| n.name.contains("/heavy_triple#")).expect("heavy_triple");
     let e = node.elastic.expect("elastic replicas");
     assert!(e.follows_load, "{r}");
@@ -625,26 +633,9 @@ fn elastic_replicas_follow_a_policy_of_the_users_own() {
         .sections(SectionStrategy::Auto)
         .replicas(Replication::Elastic)
         .scaling(Scaling::custom(EveryReplica));
-    let feed = || {
-        let (tx, rx) = std::sync::mpsc::channel();
-        let feeder = std::thread::spawn(move || {
-            // Items trickle in: the throughput rule alone would keep one
-            // replica (each is 0.2 ms, one per 2 ms).
-            for x in 0..40 {
-                std::thread::sleep(std::time::Duration::from_millis(2));
-                tx.send(x).unwrap();
-            }
-        });
-        (rx, feeder)
-    };
-    let (rx, feeder) = feed();
-    let expected = ohua::sequential(|| weighed(rx));
-    feeder.join().unwrap();
-    let (rx, feeder) = feed();
-    let (got, reports) = ohua::profile(|| ohua::with_deployment(d, || weighed(rx)));
-    feeder.join().unwrap();
-    assert_eq!(got, expected);
-    let r = &reports[0];
+    // Items trickle in: the throughput rule alone would keep one replica
+    // (each is 0.2 ms, one per 2 ms).
+    let r = &fed_run(&d, weighed, 40, |_| 2);
     let node = r.nodes.iter().find(|n| n.name.contains("/heavy_triple#")).expect("heavy_triple");
     let e = node.elastic.expect("elastic replicas");
     assert_eq!(e.most_open, 2, "the policy opened every replica: {r}");
@@ -679,25 +670,11 @@ fn weighed_twice(rx: std::sync::mpsc::Receiver<u64>) -> Log {
 /// replicas to open. Closed lanes cost nothing: elastic plans them always.
 #[test]
 fn elastic_replicas_are_planned_whatever_an_earlier_run_measured() {
-    let trickle = || {
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            for x in 0..20 {
-                std::thread::sleep(std::time::Duration::from_millis(2));
-                tx.send(x).unwrap();
-            }
-        });
-        rx
-    };
-    let expected = ohua::sequential(|| weighed_twice(trickle()));
     let auto = Deployment::default().workers(2).sections(SectionStrategy::Auto);
     for _ in 0..3 {
-        assert_eq!(ohua::with_deployment(auto.clone(), || weighed_twice(trickle())), expected);
+        fed_run(&auto, weighed_twice, 20, |_| 2);
     }
-    let elastic = auto.replicas(Replication::Elastic);
-    let (got, reports) = ohua::profile(|| ohua::with_deployment(elastic, || weighed_twice(trickle())));
-    assert_eq!(got, expected);
-    let r = &reports[0];
+    let r = &fed_run(&auto.replicas(Replication::Elastic), weighed_twice, 20, |_| 2);
     let id = r.nodes.iter().position(|n| n.name.contains("/heavy_triple#")).expect("heavy_triple");
     assert!(r.plan.is_replicated(id), "{r}");
     assert_eq!(r.plan.elastic[id], Some(ohua::deploy::Opening::Load), "{r}");
@@ -720,25 +697,10 @@ fn weighed_thrice(rx: std::sync::mpsc::Receiver<u64>) -> Log {
 /// CPU time, on timed steps) and left out.
 #[test]
 fn a_loop_entry_waiting_for_its_channel_is_not_busy_and_measured_plans_replicate() {
-    let trickle = || {
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            for x in 0..40 {
-                std::thread::sleep(std::time::Duration::from_millis(2));
-                tx.send(x).unwrap();
-            }
-        });
-        rx
-    };
-    let expected = ohua::sequential(|| weighed_thrice(trickle()));
     let auto = Deployment::default().workers(2).sections(SectionStrategy::Auto);
-    let mut last = None;
-    for _ in 0..3 {
-        let (got, reports) = ohua::profile(|| ohua::with_deployment(auto.clone(), || weighed_thrice(trickle())));
-        assert_eq!(got, expected);
-        last = reports.into_iter().next();
-    }
-    let r = last.expect("a report");
+    fed_run(&auto, weighed_thrice, 40, |_| 2);
+    fed_run(&auto, weighed_thrice, 40, |_| 2);
+    let r = fed_run(&auto, weighed_thrice, 40, |_| 2);
     let entry = r.nodes.iter().find(|n| n.kind == "smap").expect("the loop entry");
     // 40 items of work are microseconds; the run waited about 80 ms.
     assert!(entry.busy < r.wall / 4, "the entry's wait counted as work: {r}");
