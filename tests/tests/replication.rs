@@ -707,3 +707,42 @@ fn a_loop_entry_waiting_for_its_channel_is_not_busy_and_measured_plans_replicate
     let id = r.nodes.iter().position(|n| n.name.contains("/heavy_triple#")).expect("heavy_triple");
     assert!(r.plan.is_replicated(id), "a measured plan replicates the heavy call: {r}");
 }
+
+#[ohua::algorithm]
+fn weighed_live(rx: std::sync::mpsc::Receiver<u64>) -> Log {
+    let mut log = Log::new();
+    for x in rx {
+        let y = heavy_triple(x);
+        log.push(y as i64);
+    }
+    log
+}
+
+/// `Service::set_scaling`: a running service's elastic operators follow a
+/// new policy from their next window on. Before it, `throughput` keeps
+/// the trickle on one replica; after it, the user's policy opens both.
+#[test]
+fn a_service_replaces_its_scaling_policy_while_it_runs() {
+    let d = Deployment::default().workers(2).sections(SectionStrategy::Auto).replicas(Replication::Elastic);
+    let (tx, rx) = std::sync::mpsc::channel();
+    let service = ohua::service(move || ohua::profile(|| ohua::with_deployment(d, || weighed_live(rx))));
+    let send = |range: std::ops::Range<u64>| {
+        for x in range {
+            std::thread::sleep(std::time::Duration::from_millis(2));
+            tx.send(x).unwrap();
+        }
+    };
+    send(0..20);
+    service.set_scaling(ohua::deploy::Scaling::custom(EveryReplica));
+    send(20..60);
+    drop(send);
+    drop(tx);
+    let (got, reports) = service.join();
+    let expected = ohua::sequential(|| weighed_live(fed(60, |_| 0)));
+    assert_eq!(got, expected);
+    let r = &reports[0];
+    let node = r.nodes.iter().find(|n| n.name.contains("/heavy_triple#")).expect("heavy_triple");
+    assert_eq!(node.elastic.expect("elastic").most_open, 2, "the new policy opened both replicas: {r}");
+    assert!((1..=40).contains(&node.replicas[1].firings), "only items after the change on replica 1: {r}");
+    assert!(r.to_string().contains("elastic, following the load (EveryReplica)"), "{r}");
+}

@@ -27,6 +27,9 @@ pub(crate) struct Options {
     /// The control of a service ([`with_control`]): taken by the next run
     /// that starts on this thread, so a nested run does not see it.
     pub(crate) control: Option<std::sync::Arc<crate::update::Control>>,
+    /// A service's replaceable scaling policy ([`with_live_scaling`]),
+    /// taken like `control`.
+    pub(crate) live_scaling: Option<crate::deploy::LiveScaling>,
 }
 
 thread_local! {
@@ -164,6 +167,28 @@ pub fn is_sequential() -> bool {
 /// ```
 pub fn with_control<R>(control: std::sync::Arc<crate::update::Control>, f: impl FnOnce() -> R) -> R {
     scoped(|o| o.control = Some(control), f)
+}
+
+/// Run `f` with `live` handed to the first algorithm run that starts on
+/// this thread inside it: its elastic operators that follow their load
+/// ask `live` for their policy (`deploy::LiveScaling`). The facade's
+/// `ohua::service` sets one, for `Service::set_scaling`.
+///
+/// # Example
+///
+/// ```
+/// use ohua_runtime::context::with_live_scaling;
+/// use ohua_runtime::deploy::LiveScaling;
+/// let x = with_live_scaling(LiveScaling::default(), || 40 + 2); // no run: nothing taken
+/// assert_eq!(x, 42);
+/// ```
+pub fn with_live_scaling<R>(live: crate::deploy::LiveScaling, f: impl FnOnce() -> R) -> R {
+    scoped(|o| o.live_scaling = Some(live), f)
+}
+
+/// Take the policy [`with_live_scaling`] set for this thread's next run.
+pub(crate) fn take_live_scaling() -> Option<crate::deploy::LiveScaling> {
+    OPTIONS.with(|o| o.borrow_mut().live_scaling.take())
 }
 
 /// Take the control [`with_control`] set for this thread's next run.

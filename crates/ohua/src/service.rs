@@ -68,6 +68,8 @@ pub struct Service<R> {
     pub(crate) thread: JoinHandle<R>,
     /// Set when the service's call has returned or panicked.
     pub(crate) finished: Arc<Finished>,
+    /// The scaling policy [`Service::set_scaling`] replaces.
+    pub(crate) scaling: ohua_runtime::deploy::LiveScaling,
 }
 
 /// Start `run` as a service on a new thread (see [`Service`]).
@@ -81,16 +83,19 @@ pub fn service<R: Send + 'static>(run: impl FnOnce() -> R + Send + 'static) -> S
 
 pub(crate) fn start<R: Send + 'static>(control: Arc<Control>, run: impl FnOnce() -> R + Send + 'static) -> Service<R> {
     let (c, finished) = (control.clone(), Finished::new());
-    let f = finished.clone();
+    let (f, scaling) = (finished.clone(), ohua_runtime::deploy::LiveScaling::default());
+    let live = scaling.clone();
     let thread = std::thread::Builder::new()
         .name("ohua-service".into())
         .spawn(move || {
             // Signals on drop, so also when `run` panics.
             let _signal = f.on_drop();
-            crate::stoppable::as_service(c.clone(), || ohua_runtime::context::with_control(c, run))
+            crate::stoppable::as_service(c.clone(), || {
+                ohua_runtime::context::with_control(c, || ohua_runtime::context::with_live_scaling(live, run))
+            })
         })
         .expect("ohua: cannot spawn the service thread");
-    Service { control, thread, finished }
+    Service { control, thread, finished, scaling }
 }
 
 /// Start `run` as a service whose operators begin from the states of
@@ -429,6 +434,41 @@ impl<R> Service<R> {
     /// ```
     pub fn waits_for_item(&self) -> bool {
         self.control.waiting_for_item()
+    }
+
+    /// Replace the policy that decides how many replicas the service's
+    /// elastic operators use (`replicas = "elastic"`; see
+    /// [`crate::deploy::Scaling`]): each follows `scaling` from its next
+    /// window on (within 20 ms under load), and the run report names it.
+    /// The deployment's `scaling` applies until the first call. A service
+    /// whose deployment is not elastic has no such operators, and the
+    /// call changes nothing.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ohua::deploy::{Replication, Scaling};
+    /// #[ohua::algorithm]
+    /// fn doubled(xs: std::sync::mpsc::Receiver<u64>) -> u64 {
+    ///     let mut n = 0;
+    ///     for x in xs {
+    ///         let y = x * 2;
+    ///         n += y;
+    ///     }
+    ///     n
+    /// }
+    /// let (tx, rx) = std::sync::mpsc::channel();
+    /// let d = ohua::Deployment::default().replicas(Replication::Elastic);
+    /// let service = ohua::service(move || ohua::with_deployment(d, || doubled(rx)));
+    /// tx.send(1).unwrap();
+    /// // Tighter replies from now on: a p99 of 2 ms per operator.
+    /// service.set_scaling(Scaling::p99(std::time::Duration::from_millis(2)));
+    /// tx.send(2).unwrap();
+    /// drop(tx);
+    /// assert_eq!(service.join(), 6);
+    /// ```
+    pub fn set_scaling(&self, scaling: crate::deploy::Scaling) {
+        self.scaling.set(scaling);
     }
 
     /// Whether the service's call has returned (or panicked).

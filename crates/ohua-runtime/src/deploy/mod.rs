@@ -107,7 +107,7 @@ pub use env::{
 pub use error::DeployError;
 pub use io_mode::IoMode;
 pub use plan::{plan, Opening, Plan};
-pub use policy::{LatencyGoal, Scaling, ScalingPolicy, Throughput};
+pub use policy::{LatencyGoal, LiveScaling, Scaling, ScalingPolicy, Throughput};
 pub use replicas::{ReplicaRule, Replication, MAX_REPLICAS};
 pub use rule::SectionRule;
 pub use scaling::{needed_replicas, Load, TARGET_UTILISATION};

@@ -25,7 +25,7 @@ use std::time::Duration;
 
 use super::scaling::{needed_replicas, replicas_at, Load};
 use super::DeployError;
-use crate::sync::process::Arc;
+use crate::sync::process::{Arc, Mutex};
 
 /// Decides the replicas an elastic operator uses next from what it
 /// measured over the last window. Called on the operator's scatter, once
@@ -243,6 +243,41 @@ impl FromStr for Scaling {
             .filter(|d| !d.is_zero())
             .ok_or_else(|| bad("expected a positive goal with a unit: `p99=5ms`, `p99=800us`"))?;
         Ok(Scaling::p99(goal))
+    }
+}
+
+/// A policy that can be replaced while a run follows it: a service's
+/// `Service::set_scaling` (the facade). The run's elastic operators ask it
+/// once per window and fall back to the deployment's [`Scaling`] while it
+/// holds none.
+///
+/// # Example
+///
+/// ```
+/// use ohua_runtime::deploy::{LiveScaling, Scaling};
+/// let live = LiveScaling::default();
+/// assert!(live.get().is_none());
+/// live.set(Scaling::p99(std::time::Duration::from_millis(2)));
+/// assert_eq!(live.get().unwrap().to_string(), "p99=2ms");
+/// ```
+#[derive(Clone, Default)]
+pub struct LiveScaling(Arc<Mutex<Option<Scaling>>>);
+
+impl LiveScaling {
+    /// Follow `scaling` from each operator's next window on.
+    pub fn set(&self, scaling: Scaling) {
+        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = Some(scaling);
+    }
+
+    /// The policy set last, if any.
+    pub fn get(&self) -> Option<Scaling> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+}
+
+impl fmt::Debug for LiveScaling {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("LiveScaling").field(&self.get()).finish()
     }
 }
 

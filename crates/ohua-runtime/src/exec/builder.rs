@@ -48,6 +48,8 @@ pub struct Builder<'a> {
     control: Option<std::sync::Arc<crate::update::Control>>,
     /// The elastic replicated nodes' lanes, once their scatter asked.
     elastic: Vec<Option<Elastic>>,
+    /// A service's replaceable scaling policy ([`Builder::set_service`]).
+    live_scaling: Option<crate::deploy::LiveScaling>,
 }
 
 /// An operator beyond one per node: a replica or a merge of node `anchor`.
@@ -85,12 +87,19 @@ impl<'a> Builder<'a> {
             last_cycle: None,
             control: None,
             elastic: vec![None; graph.nodes.len()],
+            live_scaling: None,
         }
     }
 
-    /// This run is a service's, controlled by `control`.
-    pub(crate) fn set_service(&mut self, control: Option<std::sync::Arc<crate::update::Control>>) {
+    /// This run is a service's, controlled by `control`, whose elastic
+    /// operators follow `live_scaling` once it holds a policy.
+    pub(crate) fn set_service(
+        &mut self,
+        control: Option<std::sync::Arc<crate::update::Control>>,
+        live_scaling: Option<crate::deploy::LiveScaling>,
+    ) {
         self.control = control;
+        self.live_scaling = live_scaling;
     }
 
     /// The control of the service this run belongs to, if it is a service's
@@ -364,9 +373,10 @@ impl<'a> Builder<'a> {
     pub(crate) fn elastic(&mut self, id: usize) -> Option<Elastic> {
         let opening = self.plan.elastic.get(id).copied().flatten()?;
         let lanes = self.plan.replicas[id];
+        let (scaling, live) = (&self.plan.scaling, &self.live_scaling);
         Some(
             self.elastic[id]
-                .get_or_insert_with(|| Elastic::with_scaling(lanes, opening, self.plan.scaling.clone()))
+                .get_or_insert_with(|| Elastic::with_scaling(lanes, opening, scaling.clone(), live.clone()))
                 .clone(),
         )
     }

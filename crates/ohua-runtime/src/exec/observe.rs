@@ -52,6 +52,12 @@ pub(crate) fn make_report(
             }),
         })
         .collect();
+    // The policy in force at the end: a service may have replaced the
+    // deployment's (`Service::set_scaling`).
+    let mut plan = plan;
+    if let Some(e) = elastic.iter().flatten().next() {
+        plan.scaling = e.scaling();
+    }
     let clock = StepClock::get();
     let mut counters = counters;
     // Replicas in order, so `replicas[k]` is replica k.

@@ -77,7 +77,7 @@ impl<'a> Prepared<'a> {
     fn new(graph: &'static GraphInfo) -> Self {
         // Taken before the snapshot: section threads, and runs nested in
         // this one, are not the service.
-        let control = context::take_control();
+        let (control, live_scaling) = (context::take_control(), context::take_live_scaling());
         let opts = context::snapshot();
         // The process's configuration is read once (`deploy::current`).
         let process;
@@ -108,7 +108,7 @@ impl<'a> Prepared<'a> {
             (flags, wakers, None)
         };
         let mut builder = Builder::new(graph, plan, wakers.clone());
-        builder.set_service(control.clone());
+        builder.set_service(control.clone(), live_scaling);
         Prepared { graph, opts, builder, parkers, flags, wakers, io, control }
     }
 

@@ -41,7 +41,7 @@
 
 use std::time::Instant;
 
-use crate::deploy::{Opening, Scaling, MIN_FIRING_NS};
+use crate::deploy::{LiveScaling, Opening, Scaling, MIN_FIRING_NS};
 use crate::sync::{Arc, AtomicU64, AtomicUsize, Ordering};
 
 use super::{Node, Step};
@@ -83,6 +83,8 @@ struct Shared {
     opening: Opening,
     /// What decides the lanes when following the load (`Opening::Load`).
     scaling: Scaling,
+    /// A service's replacement for `scaling`, if it set one.
+    live: Option<LiveScaling>,
     active: AtomicUsize,
     /// Items replica 0 had run when the lanes opened (0: not opened).
     opened_after: AtomicU64,
@@ -99,16 +101,17 @@ impl Elastic {
     /// A handle for `lanes` lanes, of which only lane 0 is in use until
     /// the probe opens them as `opening` says.
     pub fn new(lanes: usize, opening: Opening) -> Self {
-        Elastic::with_scaling(lanes, opening, Scaling::default())
+        Elastic::with_scaling(lanes, opening, Scaling::default(), None)
     }
 
     /// Like [`Elastic::new`], following the load (`Opening::Load`) as
-    /// `scaling` decides.
-    pub fn with_scaling(lanes: usize, opening: Opening, scaling: Scaling) -> Self {
+    /// `live` decides once it holds a policy, as `scaling` until then.
+    pub fn with_scaling(lanes: usize, opening: Opening, scaling: Scaling, live: Option<LiveScaling>) -> Self {
         Elastic(Arc::new(Shared {
             lanes,
             opening,
             scaling,
+            live,
             active: AtomicUsize::new(1),
             opened_after: AtomicU64::new(0),
             ns_per_item: AtomicU64::new(0),
@@ -122,9 +125,10 @@ impl Elastic {
         self.0.opening
     }
 
-    /// The policy that decides the lanes when following the load.
-    pub fn scaling(&self) -> &Scaling {
-        &self.0.scaling
+    /// The policy that decides the lanes when following the load: the
+    /// service's live one if it set one, else the deployment's.
+    pub fn scaling(&self) -> Scaling {
+        self.0.live.as_ref().and_then(LiveScaling::get).unwrap_or_else(|| self.0.scaling.clone())
     }
 
     /// The number of lanes there are (the most that can be open).

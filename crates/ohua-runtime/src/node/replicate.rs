@@ -151,9 +151,10 @@ where
             ns_per_item: e.ns_per_item() as f64,
             backlog: w.backlog,
         };
-        let need = e.scaling().replicas(&load);
+        let policy = e.scaling();
+        let need = policy.replicas(&load);
         if need != load.active {
-            tracing::debug!(?load, need, policy = %e.scaling(), "ohua: elastic replicas follow the load");
+            tracing::debug!(?load, need, %policy, "ohua: elastic replicas follow the load");
             e.set_active(need);
         }
         *w = Window::new();
