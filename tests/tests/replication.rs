@@ -735,7 +735,6 @@ fn a_service_replaces_its_scaling_policy_while_it_runs() {
     send(0..20);
     service.set_scaling(ohua::deploy::Scaling::custom(EveryReplica));
     send(20..60);
-    drop(send);
     drop(tx);
     let (got, reports) = service.join();
     let expected = ohua::sequential(|| weighed_live(fed(60, |_| 0)));
