@@ -213,7 +213,9 @@ pub fn run_bench() {
             .map(|e| format!("; {} changes of the open replicas, at most {} open", e.resizes, e.most_open))
             .unwrap_or_default();
         let busy = if busy.is_empty() { format!("{:.0} ms", node.busy.as_secs_f64() * 1e3) } else { busy.join(" + ") };
-        println!("  {name:<32} busy per replica: {busy}{elastic}");
+        // Cores the call kept busy on average: its busy time over the run's.
+        let cores = node.busy.as_secs_f64() / report.wall.as_secs_f64();
+        println!("  {name:<32} busy per replica: {busy}{elastic}; {cores:.2} cores busy on average");
     }
     println!();
 }
