@@ -472,8 +472,11 @@ fn a_steady_stream_gets_its_fetches_answered_while_it_keeps_coming() {
         drop(tx);
         assert_eq!(run.join().unwrap() as u64, sent, "{d:?}");
         // With a 2 ms source, about 200-400 requests go by before the first
-        // answer; before the fix it took more than the default arcs hold.
-        assert!(sent < 3_000, "{d:?}: {sent} requests were sent before the first answer ({:?})", db.stats());
+        // answer on a quiet machine; before the fix it took more than the
+        // default arcs hold (4,096), which is what this bound tells apart.
+        // (3,209 were seen once in CI with per-operator sections on 4
+        // workers while two builds shared the 2 cores.)
+        assert!(sent < 4_000, "{d:?}: {sent} requests were sent before the first answer ({:?})", db.stats());
     }
 }
 

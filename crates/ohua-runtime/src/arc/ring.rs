@@ -63,6 +63,8 @@ impl<T> Drop for Ring<T> {
             unsafe { self.slot(i).drop_in_place() };
             i = i.wrapping_add(1);
         }
+        // Every slot is empty now: the next run's ring may take the buffer.
+        SlotCell::recycle(std::mem::take(&mut self.slots));
     }
 }
 

@@ -39,6 +39,10 @@ impl<T> SlotCell<T> {
         }
         slots
     }
+    /// Dropped: no buffers are kept under loom.
+    pub fn recycle(slots: Vec<Self>) {
+        drop(slots);
+    }
     pub unsafe fn write(&self, v: T) {
         self.0.with_mut(|p| (*p).write(v));
     }

@@ -8,6 +8,8 @@ pub use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 #[path = "asymmetric.rs"]
 mod asymmetric;
+#[path = "recycle.rs"]
+mod recycle;
 /// The sleep/wake protocol's fences: `light_fence` on the waker's side (every
 /// flush), `heavy_fence` on the side about to park (see `sync/asymmetric.rs`);
 /// `init_fences` decides once per process whether they are asymmetric
@@ -28,12 +30,40 @@ impl<T> SlotCell<T> {
     /// writes (a run creates hundreds of arcs of thousands of slots; a loop
     /// over them cost milliseconds per run where the arc's type is compiled
     /// at opt-level 0, and touched every page).
+    ///
+    /// A buffer of the same size and alignment that an earlier ring gave
+    /// back ([`SlotCell::recycle`], `sync/recycle.rs`) is taken first.
     pub fn empty_slots(size: usize) -> Vec<Self> {
+        if let Some(ptr) = std::alloc::Layout::array::<Self>(size).ok().and_then(recycle::take) {
+            // SAFETY: `ptr` was allocated by the global allocator with the
+            // layout of `size` slots (same size in bytes and alignment, the
+            // condition of `from_raw_parts`), and nothing else owns it;
+            // any bytes are valid slots, as below.
+            return unsafe { Vec::from_raw_parts(ptr.as_ptr().cast::<Self>(), size, size) };
+        }
         let mut slots = Vec::with_capacity(size);
         // SAFETY: `SlotCell<T>` is `UnsafeCell<MaybeUninit<T>>`, valid
         // uninitialised, and the capacity is `size`.
         unsafe { slots.set_len(size) };
         slots
+    }
+
+    /// Give back the buffer of `slots`, whose values were all moved out or
+    /// dropped, for a later [`SlotCell::empty_slots`] of the same size; it
+    /// is freed if enough is kept already.
+    pub fn recycle(slots: Vec<Self>) {
+        let mut slots = std::mem::ManuallyDrop::new(slots);
+        let (ptr, cap) = (slots.as_mut_ptr(), slots.capacity());
+        let layout = std::alloc::Layout::array::<Self>(cap).ok();
+        let kept = match (layout, std::ptr::NonNull::new(ptr.cast::<u8>())) {
+            (Some(layout), Some(p)) if cap > 0 => recycle::give(layout, p),
+            _ => false,
+        };
+        if !kept {
+            // SAFETY: the parts of the vector just taken apart; length 0,
+            // as the slots hold nothing to drop.
+            drop(unsafe { Vec::from_raw_parts(ptr, 0, cap) });
+        }
     }
 
     /// Fill the slot.
