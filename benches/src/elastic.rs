@@ -213,9 +213,11 @@ pub fn run_bench() {
             .map(|e| format!("; {} changes of the open replicas, at most {} open", e.resizes, e.most_open))
             .unwrap_or_default();
         let busy = if busy.is_empty() { format!("{:.0} ms", node.busy.as_secs_f64() * 1e3) } else { busy.join(" + ") };
-        // Cores the call kept busy on average: its busy time over the run's.
-        let cores = node.busy.as_secs_f64() / report.wall.as_secs_f64();
-        println!("  {name:<32} busy per replica: {busy}{elastic}; {cores:.2} cores busy on average");
+        // Cores the call held: replicas open over time (a fixed deployment
+        // holds all of its replicas for the whole run).
+        let wall_ms = report.wall.as_secs_f64() * 1e3;
+        let held = node.elastic.map_or(node.replicas.len().max(1) as f64, |e| e.open_lane_ms as f64 / wall_ms);
+        println!("  {name:<32} busy per replica: {busy}{elastic}; {held:.2} replicas held on average");
     }
     println!();
 }

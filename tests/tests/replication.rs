@@ -607,6 +607,13 @@ fn elastic_replicas_open_under_a_burst_and_close_when_items_trickle() {
     assert!(e.follows_load, "{r}");
     assert_eq!(e.most_open, 2, "the burst opened the second replica: {r}");
     assert!(e.resizes >= 2, "the trickle closed it again: {r}");
+    // One replica held throughout, the second for the burst only.
+    let wall_ms = r.wall.as_millis() as u64;
+    assert!(
+        e.open_lane_ms > wall_ms && e.open_lane_ms < 2 * wall_ms,
+        "{} ms held over {wall_ms} ms: {r}",
+        e.open_lane_ms
+    );
     assert!(r.to_string().contains("elastic, following the load"), "{r}");
 }
 

@@ -125,7 +125,14 @@ pub struct NodeStats {
 ///
 /// ```
 /// use ohua_runtime::report::ElasticStats;
-/// let e = ElasticStats { opened_after: Some(16), ns_per_item: 4_200, follows_load: false, resizes: 1, most_open: 2 };
+/// let e = ElasticStats {
+///     opened_after: Some(16),
+///     ns_per_item: 4_200,
+///     follows_load: false,
+///     resizes: 1,
+///     most_open: 2,
+///     open_lane_ms: 150,
+/// };
 /// assert!(e.opened_after.is_some());
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -144,6 +151,10 @@ pub struct ElasticStats {
     pub resizes: u64,
     /// The most replicas open at once.
     pub most_open: usize,
+    /// Replica time the operator held open, in milliseconds (two replicas
+    /// open for 1 s is 2,000): over the run's wall time, the cores it used
+    /// on average.
+    pub open_lane_ms: u64,
 }
 
 /// Measurements of one replica of a replicated operator.

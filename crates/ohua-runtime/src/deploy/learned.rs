@@ -336,6 +336,7 @@ mod tests {
                 follows_load: false,
                 resizes: u64::from(opened_after.is_some()),
                 most_open: 1 + usize::from(opened_after.is_some()),
+                open_lane_ms: 0,
             });
             s
         };

@@ -48,7 +48,8 @@ pub(crate) fn make_report(
                 let (opened_after, ns_per_item) = e.decision();
                 let (resizes, most_open) = e.resizes();
                 let follows_load = e.opening() == crate::deploy::Opening::Load;
-                ElasticStats { opened_after, ns_per_item, follows_load, resizes, most_open }
+                let open_lane_ms = e.lane_time().as_millis() as u64;
+                ElasticStats { opened_after, ns_per_item, follows_load, resizes, most_open, open_lane_ms }
             }),
         })
         .collect();

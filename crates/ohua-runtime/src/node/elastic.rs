@@ -42,7 +42,7 @@
 use std::time::Instant;
 
 use crate::deploy::{LiveScaling, Opening, Scaling, MIN_FIRING_NS};
-use crate::sync::{Arc, AtomicU64, AtomicUsize, Ordering};
+use crate::sync::{Arc, AtomicU64, AtomicUsize, Mutex, Ordering};
 
 use super::{Node, Step};
 
@@ -95,6 +95,16 @@ struct Shared {
     resizes: AtomicU64,
     /// The most lanes open at once.
     most: AtomicUsize,
+    /// Lane time open so far: how many cores the node held, over time.
+    open: Mutex<OpenTime>,
+}
+
+/// The integral of the open lanes over time, up to `since`.
+#[derive(Debug)]
+struct OpenTime {
+    since: Instant,
+    active: usize,
+    lane_nanos: u128,
 }
 
 impl Elastic {
@@ -117,6 +127,7 @@ impl Elastic {
             ns_per_item: AtomicU64::new(0),
             resizes: AtomicU64::new(0),
             most: AtomicUsize::new(1),
+            open: Mutex::new(OpenTime { since: Instant::now(), active: 1, lane_nanos: 0 }),
         }))
     }
 
@@ -143,7 +154,19 @@ impl Elastic {
         if self.0.active.swap(k, Ordering::Relaxed) != k {
             self.0.resizes.fetch_add(1, Ordering::Relaxed);
             self.0.most.fetch_max(k, Ordering::Relaxed);
+            let mut open = self.0.open.lock().unwrap_or_else(|e| e.into_inner());
+            let now = Instant::now();
+            open.lane_nanos += now.duration_since(open.since).as_nanos() * open.active as u128;
+            (open.since, open.active) = (now, k);
         }
+    }
+
+    /// Lane time the node has held open so far (one lane open for a
+    /// second is a second): the cores it kept for its replicas.
+    pub fn lane_time(&self) -> std::time::Duration {
+        let open = self.0.open.lock().unwrap_or_else(|e| e.into_inner());
+        let nanos = open.lane_nanos + open.since.elapsed().as_nanos() * open.active as u128;
+        std::time::Duration::from_nanos(u64::try_from(nanos).unwrap_or(u64::MAX))
     }
 
     /// The cost per item replica 0 measured last, in nanoseconds (0: none yet).

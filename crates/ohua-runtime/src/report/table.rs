@@ -74,12 +74,16 @@ impl fmt::Display for RunReport {
                 )?;
             }
             match r.elastic {
-                Some(ElasticStats { follows_load: true, ns_per_item, resizes, most_open, .. }) => writeln!(
+                Some(ElasticStats { follows_load: true, ns_per_item, resizes, most_open, open_lane_ms, .. }) => {
+                    writeln!(
                     f,
-                    "  elastic, following the load ({}): {resizes} changes, up to {most_open} replicas open ({:.1} µs per item)",
+                    "  elastic, following the load ({}): {resizes} changes, up to {most_open} replicas open, {:.2} on \
+                     average ({:.1} µs per item)",
                     self.plan.scaling,
+                    open_lane_ms as f64 / wall_ms.max(1e-9),
                     ns_per_item as f64 / 1e3
-                )?,
+                )?
+                }
                 Some(ElasticStats { opened_after: Some(items), ns_per_item, .. }) => writeln!(
                     f,
                     "  elastic: replicas 1.. opened after {items} items of replica 0 ({:.1} µs per item)",
@@ -204,6 +208,7 @@ mod tests {
             follows_load: false,
             resizes: u64::from(opened_after.is_some()),
             most_open: 1 + usize::from(opened_after.is_some()),
+            open_lane_ms: 0,
         };
         opened.elastic = Some(e(Some(16), 4_500));
         let mut kept = stats("t/cheap#2", 1);
@@ -216,13 +221,15 @@ mod tests {
             follows_load: true,
             resizes: 5,
             most_open: 2,
+            open_lane_ms: 30,
         });
         kept.elastic = Some(e(None, 40));
         let r = two_sections(vec![opened, kept, following]);
         let text = r.to_string();
         assert!(
             text.contains(
-                "elastic, following the load (throughput): 5 changes, up to 2 replicas open (12.0 µs per item)"
+                "elastic, following the load (throughput): 5 changes, up to 2 replicas open, 0.30 on average (12.0 µs \
+                 per item)"
             ),
             "{text}"
         );
