@@ -90,11 +90,24 @@ struct Window {
     dealt: u64,
     /// Every open lane was full while an item waited.
     backlog: bool,
+    /// Windows in a row, up to this one, whose policy asked for fewer
+    /// lanes than were open.
+    fewer_asked: u32,
 }
+
+/// Windows in a row that must ask for fewer lanes before one closes.
+///
+/// Why: the arrivals one 20 ms window sees vary more than a policy's
+/// headroom, and a policy near its threshold then closed and reopened a
+/// lane every other window (`ohua-bench elastic`: the `p99=5ms` policy
+/// changed its replicas 8-18 times over 5 load steps). Opening stays
+/// immediate: a lane opened too early costs a parked thread's wake-up, one
+/// closed too early costs latency.
+const CLOSE_AFTER: u32 = 2;
 
 impl Window {
     fn new() -> Self {
-        Window { start: std::time::Instant::now(), dealt: 0, backlog: false }
+        Window { start: std::time::Instant::now(), dealt: 0, backlog: false, fewer_asked: 0 }
     }
 }
 
@@ -153,11 +166,13 @@ where
         };
         let policy = e.scaling();
         let need = policy.replicas(&load);
-        if need != load.active {
+        let fewer_asked = if need < load.active { w.fewer_asked + 1 } else { 0 };
+        if need > load.active || fewer_asked >= CLOSE_AFTER {
             tracing::debug!(?load, need, %policy, "ohua: elastic replicas follow the load");
             e.set_active(need);
         }
         *w = Window::new();
+        w.fewer_asked = if need < load.active { fewer_asked % CLOSE_AFTER } else { 0 };
     }
 
     /// The lane with the most room, searching from `next`; `None` if all are full.
@@ -569,13 +584,19 @@ mod tests {
         std::thread::sleep(WINDOW + std::time::Duration::from_millis(5));
         assert_eq!(scatter.step(1), Step::Progress(1));
         scatter.flush();
-        assert_eq!(elastic.active(), 1, "few arrivals close the lane");
+        assert_eq!(elastic.active(), 2, "one light window does not close a lane (CLOSE_AFTER)");
+        drain(&mut r0, &mut r1);
+        std::thread::sleep(WINDOW + std::time::Duration::from_millis(5));
+        assert_eq!(scatter.step(1), Step::Progress(1));
+        scatter.flush();
+        assert_eq!(elastic.active(), 1, "a second one does");
         while scatter.step(8) != Step::Blocked {
             scatter.flush();
             drain(&mut r0, &mut r1);
         }
         drain(&mut r0, &mut r1);
-        assert_eq!(lanes.1, vec![Packet::Data((2,)), Packet::Data((3,))], "lane 1 only while open");
+        assert_eq!(lanes.1[..2], [Packet::Data((2,)), Packet::Data((3,))], "lane 1 once open");
+        assert!(lanes.1.len() <= 3, "and not after it closed: {:?}", lanes.1);
         assert_eq!(lanes.0.len() + lanes.1.len(), 8);
         let order: Vec<_> = std::iter::from_fn(|| order_rx.pop()).collect();
         assert_eq!(order.len(), 8);
