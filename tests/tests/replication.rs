@@ -556,15 +556,24 @@ fn heavy_triple(x: u64) -> u64 {
     x * 3
 }
 
-#[ohua::algorithm]
-fn weighed(rx: std::sync::mpsc::Receiver<u64>) -> Log {
-    let mut log = Log::new();
-    for x in rx {
-        let y = heavy_triple(x);
-        log.push(y as i64);
-    }
-    log
+/// A loop over a channel that logs `heavy_triple` of each item. One copy
+/// per test that needs its graph's learned measurements to itself (what
+/// `auto` learned from one test's runs would plan another's).
+macro_rules! weighed {
+    ($($name:ident),*) => {$(
+        #[ohua::algorithm]
+        fn $name(rx: std::sync::mpsc::Receiver<u64>) -> Log {
+            let mut log = Log::new();
+            for x in rx {
+                let y = heavy_triple(x);
+                log.push(y as i64);
+            }
+            log
+        }
+    )*};
 }
+
+weighed!(weighed, weighed_twice, weighed_thrice, weighed_live);
 
 /// A channel fed on a thread of its own: items `0..n`, sleeping
 /// `pause_ms(x)` before item `x`.
@@ -661,16 +670,6 @@ fn the_scaling_policy_is_set_in_the_file() {
     assert!(bad.contains("scaling") && bad.contains("p99=<n>ms"), "{bad}");
 }
 
-#[ohua::algorithm]
-fn weighed_twice(rx: std::sync::mpsc::Receiver<u64>) -> Log {
-    let mut log = Log::new();
-    for x in rx {
-        let y = heavy_triple(x);
-        log.push(y as i64);
-    }
-    log
-}
-
 /// Regression: `replicas = "elastic"` planned as `auto` does, so after a
 /// run that measured items trickling in (the source waiting looked like
 /// the bottleneck) the next elastic run of the same algorithm had no
@@ -685,16 +684,6 @@ fn elastic_replicas_are_planned_whatever_an_earlier_run_measured() {
     let id = r.nodes.iter().position(|n| n.name.contains("/heavy_triple#")).expect("heavy_triple");
     assert!(r.plan.is_replicated(id), "{r}");
     assert_eq!(r.plan.elastic[id], Some(ohua::deploy::Opening::Load), "{r}");
-}
-
-#[ohua::algorithm]
-fn weighed_thrice(rx: std::sync::mpsc::Receiver<u64>) -> Log {
-    let mut log = Log::new();
-    for x in rx {
-        let y = heavy_triple(x);
-        log.push(y as i64);
-    }
-    log
 }
 
 /// Regression: a loop entry whose channel was idle counted its wait in
@@ -713,16 +702,6 @@ fn a_loop_entry_waiting_for_its_channel_is_not_busy_and_measured_plans_replicate
     assert!(entry.busy < r.wall / 4, "the entry's wait counted as work: {r}");
     let id = r.nodes.iter().position(|n| n.name.contains("/heavy_triple#")).expect("heavy_triple");
     assert!(r.plan.is_replicated(id), "a measured plan replicates the heavy call: {r}");
-}
-
-#[ohua::algorithm]
-fn weighed_live(rx: std::sync::mpsc::Receiver<u64>) -> Log {
-    let mut log = Log::new();
-    for x in rx {
-        let y = heavy_triple(x);
-        log.push(y as i64);
-    }
-    log
 }
 
 /// `Service::set_scaling`: a running service's elastic operators follow a
