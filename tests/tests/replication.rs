@@ -616,6 +616,13 @@ fn elastic_replicas_open_under_a_burst_and_close_when_items_trickle() {
     assert!(e.follows_load, "{r}");
     assert_eq!(e.most_open, 2, "the burst opened the second replica: {r}");
     assert!(e.resizes >= 2, "the trickle closed it again: {r}");
+    // Each change is listed with the window that caused it.
+    assert_eq!(node.decisions.len() as u64, e.resizes, "{r}");
+    let first = node.decisions[0];
+    assert_eq!((first.from, first.to), (1, 2), "{r}");
+    assert!(first.ns_per_item > 0 && (first.backlog || first.items_per_sec > 0), "{first:?}");
+    assert!(node.decisions.iter().any(|d| d.to < d.from), "{r}");
+    assert!(r.to_string().contains(&format!("    {first}")), "{r}");
     // One replica held throughout, the second for the burst only.
     let wall_ms = r.wall.as_millis() as u64;
     assert!(

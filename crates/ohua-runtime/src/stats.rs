@@ -114,6 +114,62 @@ pub struct NodeStats {
     /// For an operator on elastic replicas (a graph's first run, see
     /// [`crate::deploy::Plan::elastic`]): what replica 0's probe decided.
     pub elastic: Option<ElasticStats>,
+    /// For elastic replicas that follow the load: each change of the open
+    /// replicas, with the measurement that caused it (the first
+    /// [`MAX_DECISIONS`] of the run).
+    pub decisions: Vec<ScalingDecision>,
+}
+
+/// Most [`ScalingDecision`]s an operator keeps per run.
+pub const MAX_DECISIONS: usize = 256;
+
+/// One change of an elastic operator's open replicas, with what its
+/// scaling policy was shown over the window that caused it.
+///
+/// # Example
+///
+/// ```
+/// use ohua_runtime::report::ScalingDecision;
+/// use std::time::Duration;
+/// let d = ScalingDecision {
+///     at: Duration::from_millis(1_250),
+///     from: 1,
+///     to: 2,
+///     items_per_sec: 9_000,
+///     ns_per_item: 100_000,
+///     backlog: true,
+/// };
+/// assert!(d.to_string().contains("1 -> 2 replicas"));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScalingDecision {
+    /// When, since the operator's replicas were built (the run's start).
+    pub at: Duration,
+    /// Replicas open before.
+    pub from: usize,
+    /// Replicas open after.
+    pub to: usize,
+    /// Items that arrived per second over the window.
+    pub items_per_sec: u64,
+    /// Cost of one item on one replica, in nanoseconds.
+    pub ns_per_item: u64,
+    /// Whether every open replica was full while an item waited.
+    pub backlog: bool,
+}
+
+impl std::fmt::Display for ScalingDecision {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "at {:.3} s: {} -> {} replicas ({} items/s of {:.1} µs{})",
+            self.at.as_secs_f64(),
+            self.from,
+            self.to,
+            self.items_per_sec,
+            self.ns_per_item as f64 / 1e3,
+            if self.backlog { ", backlog" } else { "" }
+        )
+    }
 }
 
 /// What the probe of an elastic replicated operator decided: a first run

@@ -112,7 +112,9 @@ pub mod report {
     // enum's `Source` variant would make every `Source<Db>` print as
     // `ohua::Source<Db>` (compile_fail/write_to_a_read_only_source.stderr).
     pub use ohua_runtime::graph::{ArcInfo, GraphInfo, NodeInfo};
-    pub use ohua_runtime::report::{to_dot, CallTiming, IoSite, IoStats, NodeStats, ReplicaStats, SectionStats};
+    pub use ohua_runtime::report::{
+        to_dot, CallTiming, ElasticStats, IoSite, IoStats, NodeStats, ReplicaStats, ScalingDecision, SectionStats,
+    };
 }
 
 #[cfg(feature = "async")]

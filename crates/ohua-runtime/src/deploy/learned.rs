@@ -267,6 +267,7 @@ mod tests {
             fused_into: None,
             replicas: vec![],
             elastic: None,
+            decisions: vec![],
         }]
     }
 

@@ -44,6 +44,7 @@ pub(crate) fn make_report(
             busy: Duration::ZERO,
             fused_into: fused_into[id].map(|head| graph.nodes[head].name),
             replicas: Vec::new(),
+            decisions: elastic.get(id).and_then(Option::as_ref).map_or_else(Vec::new, Elastic::decisions),
             elastic: elastic.get(id).and_then(Option::as_ref).map(|e| {
                 let (opened_after, ns_per_item) = e.decision();
                 let (resizes, most_open) = e.resizes();

@@ -41,7 +41,8 @@
 
 use std::time::Instant;
 
-use crate::deploy::{LiveScaling, Opening, Scaling, MIN_FIRING_NS};
+use crate::deploy::{LiveScaling, Load, Opening, Scaling, MIN_FIRING_NS};
+use crate::stats::{ScalingDecision, MAX_DECISIONS};
 use crate::sync::{Arc, AtomicU64, AtomicUsize, Mutex, Ordering};
 
 use super::{Node, Step};
@@ -97,6 +98,10 @@ struct Shared {
     most: AtomicUsize,
     /// Lane time open so far: how many cores the node held, over time.
     open: Mutex<OpenTime>,
+    /// When the handle was made (the run's start, near enough).
+    born: Instant,
+    /// The changes following the load made, with their causes.
+    decisions: Mutex<Vec<ScalingDecision>>,
 }
 
 /// The integral of the open lanes over time, up to `since`.
@@ -128,6 +133,8 @@ impl Elastic {
             resizes: AtomicU64::new(0),
             most: AtomicUsize::new(1),
             open: Mutex::new(OpenTime { since: Instant::now(), active: 1, lane_nanos: 0 }),
+            born: Instant::now(),
+            decisions: Mutex::new(Vec::new()),
         }))
     }
 
@@ -159,6 +166,27 @@ impl Elastic {
             open.lane_nanos += now.duration_since(open.since).as_nanos() * open.active as u128;
             (open.since, open.active) = (now, k);
         }
+    }
+
+    /// Record that `load` made the policy change the open lanes to `to`
+    /// (kept for the run report, the first [`MAX_DECISIONS`]).
+    pub fn decided(&self, load: &Load, to: usize) {
+        let mut decisions = self.0.decisions.lock().unwrap_or_else(|e| e.into_inner());
+        if decisions.len() < MAX_DECISIONS {
+            decisions.push(ScalingDecision {
+                at: self.0.born.elapsed(),
+                from: load.active,
+                to,
+                items_per_sec: load.items_per_sec.round() as u64,
+                ns_per_item: load.ns_per_item.round() as u64,
+                backlog: load.backlog,
+            });
+        }
+    }
+
+    /// The decisions recorded so far ([`Elastic::decided`]).
+    pub fn decisions(&self) -> Vec<ScalingDecision> {
+        self.0.decisions.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
     /// Lane time the node has held open so far (one lane open for a

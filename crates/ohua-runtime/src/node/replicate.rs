@@ -169,6 +169,7 @@ where
         let fewer_asked = if need < load.active { w.fewer_asked + 1 } else { 0 };
         if need > load.active || fewer_asked >= CLOSE_AFTER {
             tracing::debug!(?load, need, %policy, "ohua: elastic replicas follow the load");
+            e.decided(&load, need);
             e.set_active(need);
         }
         *w = Window::new();

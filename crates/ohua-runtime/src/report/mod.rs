@@ -13,7 +13,9 @@ mod table;
 
 use std::time::Duration;
 
-pub use crate::stats::{CallTiming, ElasticStats, IoSite, IoStats, NodeStats, ReplicaStats, SectionStats};
+pub use crate::stats::{
+    CallTiming, ElasticStats, IoSite, IoStats, NodeStats, ReplicaStats, ScalingDecision, SectionStats, MAX_DECISIONS,
+};
 pub use dot::to_dot;
 
 use crate::deploy::Plan;
@@ -68,7 +70,7 @@ pub fn fences_are_asymmetric() -> bool {
 ///     nodes: vec![NodeStats {
 ///         name: "demo/f#0", kind: "call", section: 0,
 ///         firings: 3, steps: 2, busy: Duration::from_millis(5), fused_into: None,
-///         replicas: vec![], elastic: None,
+///         replicas: vec![], elastic: None, decisions: vec![],
 ///     }],
 ///     plan: Plan::unreplicated(vec![0], 1, 256, 1024),
 /// };

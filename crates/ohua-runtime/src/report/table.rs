@@ -4,6 +4,9 @@ use std::fmt;
 
 use super::{ElasticStats, RunReport};
 
+/// Scaling decisions the table shows per operator.
+const SHOWN_DECISIONS: usize = 8;
+
 impl fmt::Display for RunReport {
     /// A header line, then one aligned row per operator, busiest first:
     /// node, kind, section, firings, busy ms and busy % of the wall time.
@@ -96,6 +99,13 @@ impl fmt::Display for RunReport {
                 )?,
                 None => {}
             }
+            // What made the replicas change, the first few of them.
+            for d in r.decisions.iter().take(SHOWN_DECISIONS) {
+                writeln!(f, "    {d}")?;
+            }
+            if r.decisions.len() > SHOWN_DECISIONS {
+                writeln!(f, "    ... {} more in `NodeStats::decisions`", r.decisions.len() - SHOWN_DECISIONS)?;
+            }
         }
         for s in &self.io {
             writeln!(
@@ -135,6 +145,7 @@ mod tests {
             fused_into: None,
             replicas: vec![],
             elastic: None,
+            decisions: vec![],
         }
     }
 
@@ -224,6 +235,15 @@ mod tests {
             open_lane_ms: 30,
         });
         kept.elastic = Some(e(None, 40));
+        let decision = |at_ms, from, to| crate::report::ScalingDecision {
+            at: Duration::from_millis(at_ms),
+            from,
+            to,
+            items_per_sec: 9_000,
+            ns_per_item: 100_000,
+            backlog: to > from,
+        };
+        following.decisions = (0..10).map(|k| decision(20 * k, 1 + (k as usize % 2), 2 - (k as usize % 2))).collect();
         let r = two_sections(vec![opened, kept, following]);
         let text = r.to_string();
         assert!(
@@ -234,6 +254,10 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("elastic: replicas 1.. opened after 16 items of replica 0 (4.5 µs per item)"), "{text}");
+        assert!(text.contains("    at 0.000 s: 1 -> 2 replicas (9000 items/s of 100.0 µs, backlog)"), "{text}");
+        assert!(text.contains("    at 0.020 s: 2 -> 1 replicas (9000 items/s of 100.0 µs)"), "{text}");
+        assert!(!text.contains("at 0.160 s"), "eight are shown: {text}");
+        assert!(text.contains("    ... 2 more in `NodeStats::decisions`"), "{text}");
         assert!(text.contains("elastic: stayed on replica 0 (0.0 µs per item"), "{text}");
     }
 }
