@@ -17,7 +17,7 @@ use super::shared::{Failure, RunShared};
 pub(crate) use super::timing::Counters;
 use super::timing::{Sampler, StepClock};
 use crate::graph::GraphInfo;
-use crate::node::blocking::{BlockingHook, TimedStep};
+use crate::node::blocking::{self, BlockingHook};
 use crate::node::{Node, Step};
 use crate::report::SectionStats;
 use crate::sync::process::Mutex as ProcessMutex;
@@ -255,7 +255,7 @@ impl<'a> Section<'a> {
             let budget = task.counters.budget(self.batch, clock);
             // SAFETY: as above, `own` is the driver's; the borrow ends here.
             let timed = task.counters.wants_timing(&mut unsafe { &mut *self.own.get() }.sampler);
-            let timed_step = timed.then(TimedStep::begin);
+            let outer_timed = timed && blocking::begin_timed_step();
             let start = timed.then(|| clock.now());
             beat.enter(seq, i);
             let outcome = catch_unwind(AssertUnwindSafe(|| {
@@ -265,7 +265,7 @@ impl<'a> Section<'a> {
             }));
             beat.leave(*seq);
             // A loop entry's wait for input is not work (`node/blocking.rs`).
-            let waited = timed_step.map_or(0, |t| t.waited());
+            let waited = if timed { blocking::end_timed_step(outer_timed) } else { 0 };
             let ticks = start.map(|s| clock.now().saturating_sub(s).saturating_sub(clock.ticks_of_nanos(waited)));
             let replaced = !still_driver(&self.driver, me);
             if let Some(quiet) = quiet {

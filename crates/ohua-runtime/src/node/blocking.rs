@@ -76,28 +76,24 @@ thread_local! {
     static WAITED_NS: Cell<u64> = const { Cell::new(0) };
 }
 
-/// While alive, the step this thread runs is one its section times
-/// (`exec/section.rs`), so a loop entry measures how long its `next()`
-/// waited ([`WaitProbe`]). Restores the outer value (a nested run's
-/// section steps inside an outer step).
-pub(crate) struct TimedStep(bool);
-
-impl TimedStep {
-    pub(crate) fn begin() -> Self {
-        WAITED_NS.with(|w| w.set(0));
-        TimedStep(STEP_TIMED.with(|t| t.replace(true)))
-    }
-
-    /// Nanoseconds of the step that were waiting, not work ([`WaitProbe`]).
-    pub(crate) fn waited(&self) -> u64 {
-        WAITED_NS.with(|w| w.replace(0))
-    }
+/// The section driving this thread starts a step it times
+/// (`exec/section.rs`): loop entries measure how long their `next()`
+/// waits ([`WaitProbe`]) until [`end_timed_step`]. Returns the flag's
+/// value before, for `end_timed_step` to restore (a nested run's section
+/// steps inside an outer step). Plain calls rather than a guard: no drop
+/// glue in the section's per-operator loop.
+#[inline]
+pub(crate) fn begin_timed_step() -> bool {
+    WAITED_NS.with(|w| w.set(0));
+    STEP_TIMED.with(|t| t.replace(true))
 }
 
-impl Drop for TimedStep {
-    fn drop(&mut self) {
-        STEP_TIMED.with(|t| t.set(self.0));
-    }
+/// The timed step is over: nanoseconds of it that were waiting, not work
+/// ([`WaitProbe`]). `outer` is what [`begin_timed_step`] returned.
+#[inline]
+pub(crate) fn end_timed_step(outer: bool) -> u64 {
+    STEP_TIMED.with(|t| t.set(outer));
+    WAITED_NS.with(|w| w.replace(0))
 }
 
 /// Measures how much of a timed step a loop entry spent waiting inside its
@@ -117,8 +113,9 @@ pub(crate) struct WaitProbe {
 
 impl WaitProbe {
     /// A probe if the section times this step and the thread's CPU time can
-    /// be read; `None` otherwise (two clock reads, one a system call, only
-    /// on timed steps).
+    /// be read; `None` otherwise. Started just before the first `next()`
+    /// that may wait, so a step that makes none pays nothing; two clock
+    /// reads, one a system call, on timed steps only.
     pub(crate) fn start() -> Option<Self> {
         if !STEP_TIMED.with(Cell::get) {
             return None;

@@ -187,9 +187,10 @@ where
         // Whether a possibly blocking `next()` was timed in this step.
         let mut timed = false;
         // On a step the section times: what `next()` of a source without
-        // an upper bound waited is not the loop's work (`blocking.rs`).
-        let probe = super::blocking::WaitProbe::start();
-        let mut may_wait = false;
+        // an upper bound waited is not the loop's work (`blocking.rs`),
+        // measured from the first such `next()` to the step's end.
+        let mut probe: Option<super::blocking::WaitProbe> = None;
+        let mut probed = false;
         while done < budget && self.room() {
             if (self.held.is_some() || self.service.as_ref().is_some_and(Service::pending))
                 && matches!(self.state, Iterating::Running(_))
@@ -235,7 +236,10 @@ where
                         // issue 21, part 5).
                         let upper = it.size_hint().1;
                         let at_end = upper == Some(0);
-                        may_wait |= upper.is_none();
+                        if upper.is_none() && !probed {
+                            probed = true;
+                            probe = super::blocking::WaitProbe::start();
+                        }
                         if !at_end {
                             if done > 0 {
                                 self.elements.flush();
@@ -310,7 +314,7 @@ where
             }
             done += 1;
         }
-        if let Some(probe) = probe.filter(|_| may_wait) {
+        if let Some(probe) = probe {
             probe.finish();
         }
         Step::after(done)
