@@ -35,8 +35,11 @@ pub const KEEP_BYTES: usize = 32 << 20;
 #[derive(Default)]
 struct Kept {
     bytes: usize,
-    free: Vec<((usize, usize), Vec<NonNull<u8>>)>,
+    free: Vec<(SizeAlign, Vec<NonNull<u8>>)>,
 }
+
+/// A buffer's size in bytes and alignment.
+type SizeAlign = (usize, usize);
 
 impl Kept {
     fn of(&mut self, layout: Layout) -> Option<&mut Vec<NonNull<u8>>> {
