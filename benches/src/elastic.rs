@@ -188,8 +188,10 @@ pub fn run_bench() {
         "  {:<32} {:>6} {:>9} {:>9} {:>9} {:>12}",
         "deployment", "load", "p50 ms", "p99 ms", "max ms", "windows ok"
     );
+    let mut lines = Vec::new();
     for (name, serve, d) in variants {
         let (steps, report) = run(serve, d, rounds, rate_one);
+        let p99 = p99_per_window(&steps);
         for (share, mut step) in STEPS.iter().zip(steps) {
             let (met, total) = windows_met(&step);
             let mut lat: Vec<Duration> = step.drain(..).map(|(_, l)| l).collect();
@@ -213,11 +215,47 @@ pub fn run_bench() {
             .map(|e| format!("; {} changes of the open replicas, at most {} open", e.resizes, e.most_open))
             .unwrap_or_default();
         let busy = if busy.is_empty() { format!("{:.0} ms", node.busy.as_secs_f64() * 1e3) } else { busy.join(" + ") };
+        let held: Vec<(f64, usize)> = match node.elastic {
+            Some(_) => {
+                std::iter::once((0.0, 1)).chain(node.decisions.iter().map(|d| (d.at.as_secs_f64(), d.to))).collect()
+            }
+            None => vec![(0.0, node.replicas.len().max(1))],
+        };
+        lines.push(crate::elastic_plot::Line { label: name, p99, replicas: held });
         // Cores the call held: replicas open over time (a fixed deployment
         // holds all of its replicas for the whole run).
         let wall_ms = report.wall.as_secs_f64() * 1e3;
         let held = node.elastic.map_or(node.replicas.len().max(1) as f64, |e| e.open_lane_ms as f64 / wall_ms);
         println!("  {name:<32} busy per replica: {busy}{elastic}; {held:.2} replicas held on average");
     }
+    let secs = STEP_SECS * STEPS.len() as f64;
+    let title = format!("p99 per {} ms window and replicas open, load stepping over {secs:.0} s", WINDOW.as_millis());
+    let svg = crate::elastic_plot::svg(&lines, secs, SLA, &STEPS, &title);
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/results/elastic.svg");
+    match std::fs::write(path, svg) {
+        Ok(()) => println!("  plot: {path}"),
+        Err(e) => println!("  plot: cannot write {path}: {e}"),
+    }
     println!();
+}
+
+/// The p99 of each [`WINDOW`] of the whole run, by the window's start in
+/// seconds since the first item was due.
+fn p99_per_window(steps: &[Vec<(Instant, Duration)>]) -> Vec<(f64, Duration)> {
+    let all: Vec<(Instant, Duration)> = steps.iter().flatten().copied().collect();
+    let Some(&(t0, _)) = all.first() else { return Vec::new() };
+    let mut windows: Vec<Vec<Duration>> = Vec::new();
+    for (sent, lat) in all {
+        let w = ((sent - t0).as_secs_f64() / WINDOW.as_secs_f64()) as usize;
+        if windows.len() <= w {
+            windows.resize(w + 1, Vec::new());
+        }
+        windows[w].push(lat);
+    }
+    windows
+        .into_iter()
+        .enumerate()
+        .filter(|(_, w)| !w.is_empty())
+        .map(|(k, mut w)| (k as f64 * WINDOW.as_secs_f64(), percentile(&mut w, 0.99)))
+        .collect()
 }

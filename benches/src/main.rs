@@ -22,6 +22,7 @@ mod calls;
 mod chain;
 mod common;
 mod elastic;
+mod elastic_plot;
 mod first_call;
 mod first_runs;
 mod hop;
