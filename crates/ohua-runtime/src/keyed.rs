@@ -233,6 +233,34 @@ impl Groups {
         groups
     }
 
+    /// Groups spread over the first `active` of `replicas` replicas (the
+    /// others own none), as even as the measured `loads` allow: a live
+    /// rescaling (`update::Regroup`). A group not seen yet counts as one
+    /// item, so new keys spread too.
+    ///
+    /// # Panics
+    ///
+    /// As [`Groups::balanced`], or if `active` is 0 or more than `replicas`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ohua_runtime::keyed::{Groups, KEY_GROUPS};
+    /// let mut loads = vec![0; KEY_GROUPS];
+    /// loads[5] = 1000; // one hot key group
+    /// let g = Groups::spread(4, 2, &loads);
+    /// assert_eq!(g.replicas(), 4);
+    /// let on = |r| (0..KEY_GROUPS).filter(|&x| g.replica(x) == r).count();
+    /// assert_eq!((on(0), on(1), on(2), on(3)), (1, KEY_GROUPS - 1, 0, 0), "the hot group alone on one replica");
+    /// ```
+    pub fn spread(replicas: usize, active: usize, loads: &[u64]) -> Self {
+        assert!((1..=replicas).contains(&active), "ohua: a rescaling keeps 1..=replicas replicas");
+        let smoothed: Vec<u64> = loads.iter().map(|&n| n.saturating_add(1)).collect();
+        let mut groups = Groups::balanced(active, &smoothed);
+        groups.replicas = replicas;
+        groups
+    }
+
     /// The number of replicas the groups are spread over.
     pub fn replicas(&self) -> usize {
         self.replicas

@@ -90,6 +90,7 @@ pub mod deploy {
         SectionRule, SectionStrategy, Throughput,
     };
     pub use ohua_runtime::keyed::{Groups, KeyOf, KEY_GROUPS};
+    pub use ohua_runtime::update::Regroup;
 }
 
 /// Data sources beyond [`Source`] and

@@ -10,8 +10,8 @@ use crate::timeouts::Finished;
 /// source is blocked in `next()` before it says why on stderr.
 const STOP_HINT_AFTER: std::time::Duration = std::time::Duration::from_secs(2);
 use ohua_runtime::update::{
-    Action, Changes, Checkpoint, Control, Handoff, MarkError, MarkReport, Replacement, SavedState, State, StateKinds,
-    Transform,
+    Action, Changes, Checkpoint, Control, Handoff, MarkError, MarkReport, Regroup, Replacement, SavedState, State,
+    StateKinds, Transform,
 };
 
 /// A running algorithm: the call `run` makes on a thread of its own, with a
@@ -252,6 +252,76 @@ impl<R> Service<R> {
     /// As [`Service::update`].
     pub fn marker(&self) -> Result<MarkReport, MarkError> {
         self.control.request(Action::NoOp).wait()
+    }
+
+    /// Rescale keyed calls live: at the next cut, the key groups of the
+    /// keyed calls `regroup` names move, with their state, onto
+    /// [`Regroup::replicas`] of their replicas (at most as many as the plan
+    /// gave them; the others keep no key), balanced by the items each group
+    /// has had. Items of one key keep their sequential order across the
+    /// move; none is lost or taken twice. The report lists the keyed calls
+    /// that moved in [`MarkReport::adopted`]. Waits for the loop's next
+    /// item, as [`Service::update`] does: [`Service::request_rescale`] goes
+    /// on meanwhile.
+    ///
+    /// # Errors
+    ///
+    /// [`MarkError::NotRescaled`] if no keyed call with replicas that
+    /// `regroup` names was reached; [`MarkError::NotReached`] if the
+    /// service ended first.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use std::collections::HashMap;
+    /// use ohua::deploy::Regroup;
+    /// #[derive(Default)]
+    /// struct Counts(HashMap<u64, u64>);
+    /// impl ohua::Keyed for Counts {
+    ///     type Key = u64;
+    ///     fn split(self, parts: usize, part_of: &dyn Fn(&u64) -> usize) -> Vec<Self> {
+    ///         let mut out: Vec<Counts> = (0..parts).map(|_| Counts::default()).collect();
+    ///         self.0.into_iter().for_each(|(k, n)| { out[part_of(&k)].0.insert(k, n); });
+    ///         out
+    ///     }
+    ///     fn merge(parts: Vec<Self>) -> Self {
+    ///         Counts(parts.into_iter().flat_map(|p| p.0).collect())
+    ///     }
+    /// }
+    /// struct Hit(u64);
+    /// impl ohua::KeyOf<Counts> for Hit {
+    ///     fn key(&self) -> u64 { self.0 }
+    /// }
+    /// impl Counts {
+    ///     fn count(&mut self, h: &Hit) -> u64 { let n = self.0.entry(h.0).or_default(); *n += 1; *n }
+    /// }
+    /// #[ohua::algorithm]
+    /// fn hits(rx: std::sync::mpsc::Receiver<Hit>) -> Vec<u64> {
+    ///     let mut counts = ohua::keyed(Counts::default());
+    ///     let mut seen = Vec::new();
+    ///     for h in rx {
+    ///         let n = counts.count(&h);
+    ///         seen.push(n);
+    ///     }
+    ///     seen
+    /// }
+    /// let (tx, rx) = std::sync::mpsc::channel();
+    /// let d = ohua::Deployment::default().replicas("hits/count#.*=4".parse().unwrap());
+    /// let service = ohua::service(move || ohua::with_deployment(d, || hits(rx)));
+    /// tx.send(Hit(7)).unwrap();
+    /// let pending = service.request_rescale(Regroup::new(2)); // onto 2 of the 4 replicas
+    /// tx.send(Hit(7)).unwrap(); // the cut comes before this item
+    /// assert_eq!(pending.wait().unwrap().adopted.len(), 1, "one keyed call moved its groups");
+    /// drop(tx);
+    /// assert_eq!(service.join(), vec![1, 2], "key 7's count moved with its group");
+    /// ```
+    pub fn rescale(&self, regroup: Regroup) -> Result<MarkReport, MarkError> {
+        self.request_rescale(regroup).wait()
+    }
+
+    /// Send a rescaling (see [`Service::rescale`]) without waiting for it.
+    pub fn request_rescale(&self, regroup: Regroup) -> Pending {
+        Pending(self.control.request(Action::Regroup(regroup)))
     }
 
     /// Take a consistent checkpoint: at the next cut, every operator saves

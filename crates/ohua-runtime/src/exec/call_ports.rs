@@ -241,15 +241,18 @@ where
         let (parts_out, parts_in) = builder.lanes::<T>(id, true, LANE_DEPTH);
         let (results_out, results_in) = builder.lanes::<O::Item>(id, false, REORDER_DEPTH);
         let (released_out, released_in) = builder.lanes::<T>(id, false, LANE_DEPTH);
+        // A live rescaling hands each part back to the scatter (one at a time).
+        let (backs_out, backs_in) = builder.lanes::<T>(id, false, 1);
         let (order, order_rx) = builder.order_arc(id);
         let groups = builder.plan().groups[id].clone();
-        let scatter =
-            KeyedScatter::new(inputs, state, to_replicas, parts_out, order, key).balanced(groups, builder.graph(), id);
+        let scatter = KeyedScatter::new(inputs, state, to_replicas, parts_out, order, key)
+            .balanced(groups, builder.graph(), id)
+            .rescalable(backs_in, home);
         builder.install(id, Box::new(scatter));
-        let replicas = lanes.into_iter().zip(parts_in).zip(results_out).zip(released_out);
-        for (k, (((lane, part), results), released)) in replicas.enumerate() {
+        let replicas = lanes.into_iter().zip(parts_in).zip(results_out).zip(released_out).zip(backs_out);
+        for (k, ((((lane, part), results), released), back)) in replicas.enumerate() {
             let mut f = f.clone();
-            let part = Sticky::new(In::new(part), home, Out::new(vec![released]));
+            let part = Sticky::new(In::new(part), home, Out::new(vec![released])).with_hand_back(back);
             let replica = Call::new((In::new(lane),), (part,), (Out::new(vec![results]),), move |(args,), state| {
                 let (state, results) = f(args, state);
                 (state, (results,))

@@ -120,8 +120,16 @@ where
         if transforms && self.sticky.acquire_for_mark(m) == Ready::Wait {
             return false;
         }
+        // A rescaling of this keyed call: the part goes back to the scatter.
+        let regroup = marks::regroup(&self.marks, m).is_some();
+        if regroup && self.sticky.ready_to_hand_back(m) == Ready::Wait {
+            return false;
+        }
         self.inputs.pop_end();
         let (taken, released) = self.sticky.on_mark(m);
+        if regroup {
+            self.sticky.hand_back(m);
+        }
         let forwarded = self.outputs.send_mark(m);
         let (consumed, forwarded) = (self.inputs.count() + taken, forwarded + released);
         if transforms {

@@ -21,21 +21,31 @@
 //!   release at the end of an activation, in replica order, and sends
 //!   `Keyed::merge` of them where the state would have gone.
 
+use crate::arc::Receiver;
 use crate::arc::Sender;
 use crate::graph::GraphInfo;
 use crate::keyed::{Groups, KeyFn, Keyed};
-use crate::packet::Packet;
+use crate::packet::{Level, Packet};
 use crate::port::In;
 
 use super::inputs::{DataInputs, Head};
 use super::marks::{self, Attach, Marks};
+use super::regroup::Regrouping;
 use super::{Node, Step};
 
 /// Splits a keyed state over the replicas and routes each item by key.
 pub struct KeyedScatter<I: DataInputs, T, K> {
     inputs: I,
     state: In<T>,
+    /// The owner of each key group, for routing items...
     groups: Groups,
+    /// ...and for splitting states (they differ only between a rescaling
+    /// marker in the data stream and the same marker in the state stream).
+    state_groups: Groups,
+    regrouping: Regrouping<T>,
+    /// A state value has been split and sent (a rescaling inside its
+    /// activation waits for it).
+    state_sent: bool,
     lanes: Vec<Sender<I::Item>>,
     state_lanes: Vec<Sender<T>>,
     order: Sender<u16>,
@@ -78,7 +88,10 @@ where
         KeyedScatter {
             inputs,
             state,
+            state_groups: groups.clone(),
             groups,
+            regrouping: Regrouping::new(Vec::new(), 0),
+            state_sent: false,
             lanes,
             state_lanes,
             order,
@@ -95,27 +108,54 @@ where
     /// node `id` of `graph` (`deploy/learned.rs`).
     pub(crate) fn balanced(mut self, groups: Option<Groups>, graph: &'static GraphInfo, id: usize) -> Self {
         if let Some(g) = groups.filter(|g| g.replicas() == self.lanes.len()) {
+            self.state_groups = g.clone();
             self.groups = g;
         }
         self.report_to = Some((graph, id));
         self
     }
 
+    /// Let the replicas hand their parts back at a rescaling marker
+    /// (`node/regroup.rs`); `backs` come from the replicas, one each, for a
+    /// state defined at level `home`.
+    pub(crate) fn rescalable(mut self, backs: Vec<Receiver<T>>, home: Level) -> Self {
+        assert_eq!(backs.len(), self.lanes.len(), "ohua: one way back per replica");
+        self.regrouping = Regrouping::new(backs, home);
+        self
+    }
+
+    /// The replicas marker `m` rescales this call to, if it does and the
+    /// parts can move.
+    fn regroup(&self, m: crate::packet::Mark) -> Option<usize> {
+        marks::regroup(&self.marks, m).filter(|_| self.regrouping.can_move())
+    }
+
     /// Forward the state stream: split values, markers to every replica.
     fn states(&mut self) -> usize {
         let mut done = 0;
+        if self.regrouping.waiting() {
+            // The new parts go into the state lanes first.
+            if !self.regrouping.collect(&self.groups, &mut self.state_lanes) {
+                return 0;
+            }
+            done += 1;
+        }
         while self.state_lanes.iter_mut().all(|l| l.room() > 0) {
             match self.state.pop() {
                 Some(Packet::Data(s)) => {
-                    let groups = &self.groups;
+                    let groups = &self.state_groups;
                     let parts = s.split(self.lanes.len(), &|k| groups.replica_of(k));
                     assert_eq!(parts.len(), self.lanes.len(), "ohua: `Keyed::split` must return `parts` states");
                     for (lane, part) in self.state_lanes.iter_mut().zip(parts) {
                         lane.push(Packet::Data(part));
                     }
+                    self.state_sent = true;
                 }
                 Some(Packet::End(level)) => self.state_lanes.iter_mut().for_each(|l| l.push(Packet::End(level))),
                 Some(Packet::Mark(m)) => {
+                    if let Some(r) = self.regroup(m) {
+                        self.state_groups = self.regrouping.groups_for(m, r, self.lanes.len(), &self.loads);
+                    }
                     self.state_lanes.iter_mut().for_each(|l| l.push(Packet::Mark(m)));
                     marks::passed(&mut self.marks, m, 1, self.state_lanes.len());
                 }
@@ -150,7 +190,7 @@ where
             match self.inputs.head() {
                 Head::Empty => break,
                 Head::Closed => {
-                    if done + items == 0 && self.state.is_closed() {
+                    if done + items == 0 && self.state.is_closed() && !self.regrouping.waiting() {
                         return Step::Done;
                     }
                     break;
@@ -164,6 +204,14 @@ where
                     self.order.push(Packet::End(level));
                 }
                 Head::Mark(m) => {
+                    if self.regrouping.waiting() {
+                        break; // one rescaling at a time
+                    }
+                    let lanes = self.lanes.len();
+                    let to = self.regroup(m).map(|r| self.regrouping.groups_for(m, r, lanes, &self.loads));
+                    if to.is_some() && !self.regrouping.may_pass(m, self.state_sent) {
+                        break;
+                    }
                     if !super::replicate::deal_mark(
                         &mut self.inputs,
                         &mut self.lanes,
@@ -172,6 +220,12 @@ where
                         m,
                     ) {
                         break;
+                    }
+                    if let Some(groups) = to {
+                        if self.regrouping.start(m) {
+                            self.state_groups = groups.clone();
+                        }
+                        self.groups = groups;
                     }
                 }
                 Head::Data => {
@@ -205,15 +259,21 @@ where
         self.lanes.iter_mut().for_each(Sender::flush);
         self.state_lanes.iter_mut().for_each(Sender::flush);
         self.order.flush();
+        self.regrouping.flush();
     }
 
     fn attach(&mut self, at: &Attach) {
-        self.marks = Some(at.marks());
+        let mut marks = at.marks();
+        if self.regrouping.can_move() {
+            marks.set_regroups();
+        }
+        self.marks = Some(marks);
     }
 
     fn describe(&self) -> String {
         let rooms: Vec<String> = self.lanes.iter().map(|l| l.current_room().to_string()).collect();
-        format!("keyed scatter in {:?} lane rooms [{}]", self.inputs.describe(), rooms.join(", "))
+        let waiting = if self.regrouping.waiting() { " (rescaling: waiting for the parts)" } else { "" };
+        format!("keyed scatter in {:?} lane rooms [{}]{waiting}", self.inputs.describe(), rooms.join(", "))
     }
 }
 

@@ -26,6 +26,7 @@ impl Attach {
             node: ids.first().copied().unwrap_or(self.node),
             names: ids.iter().filter_map(|&id| self.graph.nodes.get(id)).map(|n| n.name).collect(),
             versions: None,
+            regroups: false,
         }
     }
 
@@ -47,6 +48,8 @@ pub(crate) struct Marks {
     node: usize,
     names: Vec<&'static str>,
     versions: Option<Arc<Versions>>,
+    /// A keyed scatter's: a rescaling of its name is adopted here.
+    regroups: bool,
 }
 
 impl Marks {
@@ -82,6 +85,8 @@ impl Marks {
             (Action::Checkpoint(_) | Action::Restore(_) | Action::Handover(_) | Action::Takeover(_), None) => {
                 Outcome::Nothing
             }
+            (Action::Regroup(r), _) if self.regroups && r.applies_to(name) => Outcome::Adopted { transforms: vec![] },
+            (Action::Regroup(_), _) => Outcome::Nothing,
         };
         marker.passed(self.node, consumed, forwarded, outcome);
     }
@@ -94,8 +99,23 @@ impl Marks {
             Action::Checkpoint(kinds) => !kinds.names().is_empty(),
             Action::Handover(h) | Action::Takeover(h) => !h.kinds().names().is_empty(),
             Action::Restore(r) => r.0.states.iter().any(|s| self.names.first() == Some(&s.operator.as_str())),
-            Action::NoOp => false,
+            Action::NoOp | Action::Regroup(_) => false,
         }
+    }
+
+    /// The replicas marker `m` spreads this operator's key groups over, if
+    /// it rescales this operator (`update/regroup.rs`).
+    pub(crate) fn regroup(&self, m: Mark) -> Option<usize> {
+        match self.control.marker(m.id).action() {
+            Action::Regroup(r) if self.names.iter().any(|n| r.applies_to(n)) => Some(r.replicas()),
+            _ => None,
+        }
+    }
+
+    /// This operator is a keyed scatter: it reports a rescaling of its name
+    /// as adopted.
+    pub(crate) fn set_regroups(&mut self) {
+        self.regroups = true;
     }
 
     fn my_transforms(&self, changes: &Changes) -> Vec<usize> {
@@ -193,6 +213,12 @@ pub(crate) fn passed_with_states(
 #[inline(never)]
 pub(crate) fn wants_states(marks: &Option<Marks>, m: Mark) -> bool {
     marks.as_ref().is_some_and(|marks| marks.wants_states(m))
+}
+
+/// [`Marks::regroup`] of an operator that may not be attached.
+#[inline(never)]
+pub(crate) fn regroup(marks: &Option<Marks>, m: Mark) -> Option<usize> {
+    marks.as_ref().and_then(|marks| marks.regroup(m))
 }
 
 /// The version scope of an optional marker context.

@@ -116,6 +116,7 @@ pub mod install;
 pub mod keyed;
 pub mod marks;
 pub mod outputs;
+mod regroup;
 pub mod replicate;
 pub(crate) mod slot;
 

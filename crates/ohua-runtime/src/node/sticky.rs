@@ -1,6 +1,7 @@
 //! Sticky inputs: values from an outer loop level that stay in the operator
 //! for a whole activation of that level (see `README.md`, "Sticky inputs").
 
+use crate::arc::Sender;
 use crate::packet::{Level, Mark, Packet};
 use crate::port::{In, Out};
 use crate::update::StateRef;
@@ -15,6 +16,9 @@ pub struct Sticky<T> {
     home: Level,
     value: Option<T>,
     release: Out<T>,
+    /// A keyed call's replica: where its part goes back to the scatter at
+    /// a rescaling marker (`node/keyed.rs`).
+    hand_back: Option<Sender<T>>,
 }
 
 /// Whether a sticky slot can take part in a firing or a marker right now.
@@ -30,7 +34,39 @@ impl<T> Sticky<T> {
     /// A sticky slot reading `input` (a stream of level `home`), releasing the
     /// value at `End(home)` into `release` (use [`Out::none`] to drop it).
     pub fn new(input: In<T>, home: Level, release: Out<T>) -> Self {
-        Sticky { input, home, value: None, release }
+        Sticky { input, home, value: None, release, hand_back: None }
+    }
+
+    /// A replica's part of a keyed state: at a rescaling marker inside the
+    /// value's activation, the value goes back over `back` and the slot
+    /// takes its next value (the new part) from its input before the next
+    /// firing (`node/README.md`, "Moving key groups").
+    pub(crate) fn with_hand_back(mut self, back: Sender<T>) -> Self {
+        self.hand_back = Some(back);
+        self
+    }
+
+    /// Ready to hand the value back at rescaling marker `m`: it is held
+    /// and its way back has room (or there is nothing to hand back: no
+    /// way back, or the marker is between the value's activations).
+    pub(crate) fn ready_to_hand_back(&mut self, m: Mark) -> Ready {
+        match &mut self.hand_back {
+            Some(back) if m.level >= self.home => {
+                if back.room() == 0 {
+                    return Ready::Wait;
+                }
+                self.acquire()
+            }
+            _ => Ready::Yes,
+        }
+    }
+
+    /// Hand the value back at rescaling marker `m`; only after
+    /// [`Sticky::ready_to_hand_back`] said yes.
+    pub(crate) fn hand_back(&mut self, m: Mark) {
+        if let (Some(back), true) = (&mut self.hand_back, m.level >= self.home) {
+            back.push(Packet::Data(self.value.take().expect("acquired by ready_to_hand_back")));
+        }
     }
 
     /// The level this value belongs to.
@@ -182,6 +218,9 @@ impl<T> Sticky<T> {
     pub fn flush(&mut self) {
         self.input.flush();
         self.release.flush();
+        if let Some(back) = &mut self.hand_back {
+            back.flush();
+        }
     }
 
     /// `L<home> held|empty in <head> release <room>`, for diagnostics.
@@ -216,6 +255,10 @@ pub trait StickySet: Send {
     fn on_mark(&mut self, m: Mark) -> (usize, usize);
     /// Hold every value that lives across marker `m` (to transform it).
     fn acquire_for_mark(&mut self, m: Mark) -> Ready;
+    /// Check every slot for handing its value back at rescaling marker `m`.
+    fn ready_to_hand_back(&mut self, m: Mark) -> Ready;
+    /// Hand every keyed replica's part back at rescaling marker `m`.
+    fn hand_back(&mut self, m: Mark);
     /// Call `f` on every held value that lives across marker `m`, in slot order.
     fn visit_states(&mut self, m: Mark, f: &mut dyn FnMut(StateRef<'_>));
     /// Take all values.
@@ -249,6 +292,10 @@ impl StickySet for () {
     fn acquire_for_mark(&mut self, _: Mark) -> Ready {
         Ready::Yes
     }
+    fn ready_to_hand_back(&mut self, _: Mark) -> Ready {
+        Ready::Yes
+    }
+    fn hand_back(&mut self, _: Mark) {}
     fn visit_states(&mut self, _: Mark, _: &mut dyn FnMut(StateRef<'_>)) {}
     #[inline]
     fn take(&mut self) {}
@@ -288,6 +335,13 @@ macro_rules! impl_sticky {
             fn acquire_for_mark(&mut self, m: Mark) -> Ready {
                 $(if self.$idx.acquire_for_mark(m) == Ready::Wait { return Ready::Wait; })+
                 Ready::Yes
+            }
+            fn ready_to_hand_back(&mut self, m: Mark) -> Ready {
+                $(if self.$idx.ready_to_hand_back(m) == Ready::Wait { return Ready::Wait; })+
+                Ready::Yes
+            }
+            fn hand_back(&mut self, m: Mark) {
+                $(self.$idx.hand_back(m);)+
             }
             fn visit_states(&mut self, m: Mark, f: &mut dyn FnMut(StateRef<'_>)) {
                 $(self.$idx.visit_state(m, f);)+

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use super::checkpoint::{Checkpoint, SavedState, StateKinds};
 use super::handoff::Handoff;
+use super::regroup::Regroup;
 use super::slot::Replacement;
 use super::state::Transform;
 
@@ -35,6 +36,10 @@ pub enum Action {
     /// its loops wait for the old run to release the source; its operators
     /// take the old states of their types.
     Takeover(Arc<Handoff>),
+    /// Move key groups, with their state, between the replicas of keyed
+    /// calls (`regroup.rs`): the calls it names route by the new groups
+    /// from the cut on.
+    Regroup(Regroup),
 }
 
 /// What an update changes (see [`Action::Update`]).
@@ -67,6 +72,7 @@ impl std::fmt::Debug for Action {
             Action::Restore(r) => write!(f, "Restore({} states)", r.0.states.len()),
             Action::Handover(h) => f.debug_tuple("Handover").field(h.kinds()).finish(),
             Action::Takeover(h) => f.debug_tuple("Takeover").field(h.kinds()).finish(),
+            Action::Regroup(r) => write!(f, "Regroup({})", r.describe()),
         }
     }
 }
@@ -125,6 +131,16 @@ pub enum MarkError {
     NoState {
         /// The transform's state type (and operator, if addressed).
         state: String,
+        /// How the marker travelled.
+        report: Box<MarkReport>,
+    },
+    /// A rescaling reached no keyed call with replicas that it names: the
+    /// call is not on a keyed state, its plan gave it no replicas, or the
+    /// name is wrong (the run's report lists the operators).
+    #[error("no keyed call with replicas ({what}) was reached: nothing was rescaled")]
+    NotRescaled {
+        /// The rescaling asked for.
+        what: String,
         /// How the marker travelled.
         report: Box<MarkReport>,
     },
@@ -297,7 +313,11 @@ impl Marker {
         match outcome {
             Outcome::Nothing => {}
             Outcome::Adopted { transforms } => {
-                p.adopted.push(node);
+                // Once per operator (a keyed scatter sees a marker in its
+                // data and its state stream).
+                if !p.adopted.contains(&node) {
+                    p.adopted.push(node);
+                }
                 if !transforms.is_empty() {
                     p.transformed.push(node);
                 }
@@ -380,7 +400,11 @@ impl Marker {
         match p.phase {
             Phase::Complete => Some(match self.report(&p) {
                 Ok(r) => r,
-                Err(MarkError::Rejected { report, .. } | MarkError::NoState { report, .. }) => *report,
+                Err(
+                    MarkError::Rejected { report, .. }
+                    | MarkError::NoState { report, .. }
+                    | MarkError::NotRescaled { report, .. },
+                ) => *report,
                 Err(MarkError::NotReached | MarkError::TimedOut { .. }) => return None,
             }),
             _ => None,
@@ -422,7 +446,10 @@ impl Marker {
                 .into_iter()
                 .find(|n| !p.saved.iter().any(|s| s.state == *n))
                 .map(|n| format!("{n} (to save)")),
-            Action::NoOp | Action::Handover(_) | Action::Takeover(_) => None,
+            Action::Regroup(r) if p.adopted.is_empty() => {
+                return Err(MarkError::NotRescaled { what: r.describe(), report: Box::new(report) })
+            }
+            Action::NoOp | Action::Handover(_) | Action::Takeover(_) | Action::Regroup(_) => None,
         };
         match unused {
             Some(state) => Err(MarkError::NoState { state, report: Box::new(report) }),

@@ -34,6 +34,7 @@ pub mod interrupt;
 mod marker;
 mod named;
 mod pulled;
+mod regroup;
 mod slot;
 mod state;
 mod versions;
@@ -45,6 +46,7 @@ pub use handoff::Handoff;
 pub(crate) use marker::Outcome;
 pub use marker::{Action, Changes, MarkError, MarkReport, Marker, Rejection};
 pub use pulled::Pulled;
+pub use regroup::Regroup;
 pub use slot::{current, FnSlot, Replacement};
 pub(crate) use state::VisitStates;
 #[doc(hidden)]
