@@ -441,4 +441,123 @@ mod loom_models {
             assert_eq!(merged_rx.pop(), Some(Packet::Data(Calls(expected))));
         });
     }
+
+    static NODES: [crate::graph::NodeInfo; 1] = [crate::graph::NodeInfo {
+        name: "m/record#1",
+        kind: crate::graph::OpKind::Call,
+        depth: 1,
+        label: "calls.record(e)",
+        replicable: true,
+    }];
+    static GRAPH: crate::graph::GraphInfo = crate::graph::GraphInfo { algorithm: "m", nodes: &NODES, arcs: &[] };
+
+    /// A key group's move under loom (`update::Regroup`): keys a and b
+    /// live on replicas 0 and 1; a rescaling marker onto one replica moves
+    /// b's group, with b's state, to replica 0 while replica 1 runs on
+    /// another thread. In every interleaving (up to three preemptions) b's
+    /// call after the cut sees b's calls before it, results leave in input
+    /// order, the merged state holds every key's calls in order, and the
+    /// marker reports the scatter as the operator that moved groups.
+    #[test]
+    fn loom_a_key_group_moves_with_its_state_at_a_rescaling_marker() {
+        use crate::node::marks::Attach;
+        use crate::packet::Mark;
+        use crate::update::{Action, Control, Regroup};
+        let groups = Groups::new(2);
+        let a = (0u8..=255).find(|k| groups.replica_of(k) == 0).expect("a key of replica 0");
+        let b = (0u8..=255).find(|k| groups.replica_of(k) == 1).expect("a key of replica 1");
+        let mut model = loom::model::Builder::new();
+        model.preemption_bound = Some(3);
+        model.check(move || {
+            let control = Control::new();
+            let marker = control.request(Action::Regroup(Regroup::new(1)));
+            let attach = Attach { control: control.clone(), graph: &GRAPH, node: 0 };
+            let m = Mark { level: 0, id: marker.id() };
+            let (mut data, data_rx) = channel::<Ev>(8, None, None);
+            let (mut state, state_rx) = channel::<Calls>(2, None, None);
+            let (order, order_rx) = channel::<u16>(8, None, None);
+            let (out, mut out_rx) = channel::<usize>(8, None, None);
+            let (merged, mut merged_rx) = channel::<Calls>(2, None, None);
+            let (mut lanes, mut parts, mut results, mut released, mut backs, mut replicas) =
+                (vec![], vec![], vec![], vec![], vec![], vec![]);
+            for _ in 0..2 {
+                let (lane, lane_rx) = channel::<(Ev,)>(2, None, None);
+                let (part, part_rx) = channel::<Calls>(1, None, None);
+                let (result, result_rx) = channel::<(usize,)>(2, None, None);
+                let (release, release_rx) = channel::<Calls>(1, None, None);
+                let (back, back_rx) = channel::<Calls>(1, None, None);
+                lanes.push(lane);
+                parts.push(part);
+                results.push(result_rx);
+                released.push(release_rx);
+                backs.push(back_rx);
+                let sticky = Sticky::new(In::new(part_rx), 0, Out::new(vec![release])).with_hand_back(back);
+                let mut replica = Call::new(
+                    (In::new(lane_rx),),
+                    (sticky,),
+                    (Out::new(vec![result]),),
+                    |(e,): ((Ev,),), s: (Calls,)| {
+                        let (s, n) = call(e, s);
+                        (s, ((n,),))
+                    },
+                );
+                replica.attach(&attach);
+                replicas.push(Some(replica));
+            }
+            let mut other = replicas.pop().expect("two replicas");
+            let mut own = replicas.pop().expect("two replicas");
+            let worker = thread::spawn(move || {
+                while step(&mut other) != Step::Done {
+                    thread::yield_now();
+                }
+            });
+            // The loop entry: a, b, the cut, a, b.
+            for p in [Packet::Data(Ev(a, 1)), Packet::Data(Ev(b, 2)), Packet::Mark(m)] {
+                data.push(p);
+            }
+            marker.inserted(9, 1, 1);
+            for p in [Packet::Data(Ev(a, 3)), Packet::Data(Ev(b, 4)), Packet::End(0)] {
+                data.push(p);
+            }
+            drop(data);
+            state.push(Packet::Data(Calls(vec![(b, vec![0])])));
+            drop(state);
+            let route = |item: &(Ev,), keys: KeyFn<Calls>| keys.of(&item.0);
+            let mut scatter = Some(
+                KeyedScatter::new((In::new(data_rx),), In::new(state_rx), lanes, parts, order, route)
+                    .rescalable(backs, 0),
+            );
+            scatter.as_mut().unwrap().attach(&attach);
+            let mut gather =
+                Some(Gather::with_markers_in_lanes(order_rx, results, (Out::new(vec![out]),), |r: (usize,)| r));
+            gather.as_mut().unwrap().attach(&attach);
+            let mut merge = Some(StickyJoin::new(released, Out::new(vec![merged]), Calls::merge));
+            loop {
+                step(&mut scatter);
+                step(&mut own);
+                let g = step(&mut gather);
+                let j = step(&mut merge);
+                if g == Step::Done && j == Step::Done {
+                    break;
+                }
+                if g != Step::Progress(0) {
+                    thread::yield_now();
+                }
+            }
+            worker.join().unwrap();
+            let got: Vec<_> = std::iter::from_fn(|| out_rx.pop()).collect();
+            // b's call after the cut, on replica 0, is b's third.
+            assert_eq!(
+                got,
+                vec![Packet::Data(1), Packet::Data(2), Packet::Mark(m), Packet::Data(2), Packet::Data(3), Packet::End(0)]
+            );
+            let mut expected = vec![(a, vec![1, 3]), (b, vec![0, 2, 4])];
+            expected.sort();
+            assert_eq!(merged_rx.pop(), Some(Packet::Data(Calls(expected))));
+            // The gather's consumer takes the marker from the last arc.
+            marker.passed(7, 1, 0, crate::update::Outcome::Nothing);
+            let report = marker.completed().expect("no arc holds the marker");
+            assert_eq!(report.adopted, vec![0], "the scatter moved the groups");
+        });
+    }
 }
