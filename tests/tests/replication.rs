@@ -609,8 +609,14 @@ fn fed_run(
 #[test]
 fn elastic_replicas_open_under_a_burst_and_close_when_items_trickle() {
     let d = Deployment::default().workers(2).sections(SectionStrategy::Auto).replicas(Replication::Elastic);
-    // A burst of 300, then one item per 5 ms.
-    let r = &fed_run(&d, weighed, 340, |x| if x < 300 { 0 } else { 5 });
+    // A burst of 300, then one item per 5 ms. The trickle starts 250 ms
+    // after the burst: in the dev profile an item costs about 1 ms, and a
+    // trickle that began at once was over before the burst was done.
+    let r = &fed_run(&d, weighed, 340, |x| match x {
+        0..300 => 0,
+        300 => 250,
+        _ => 5,
+    });
     let node = r.nodes.iter().find(|n| n.name.contains("/heavy_triple#")).expect("heavy_triple");
     let e = node.elastic.expect("elastic replicas");
     assert!(e.follows_load, "{r}");

@@ -549,7 +549,14 @@ mod loom_models {
             // b's call after the cut, on replica 0, is b's third.
             assert_eq!(
                 got,
-                vec![Packet::Data(1), Packet::Data(2), Packet::Mark(m), Packet::Data(2), Packet::Data(3), Packet::End(0)]
+                vec![
+                    Packet::Data(1),
+                    Packet::Data(2),
+                    Packet::Mark(m),
+                    Packet::Data(2),
+                    Packet::Data(3),
+                    Packet::End(0)
+                ]
             );
             let mut expected = vec![(a, vec![1, 3]), (b, vec![0, 2, 4])];
             expected.sort();
