@@ -266,6 +266,13 @@ impl Groups {
         self.replicas
     }
 
+    /// How many replicas own at least one group.
+    pub(crate) fn owners(&self) -> usize {
+        let mut seen = vec![false; self.replicas];
+        self.owner.iter().for_each(|&o| seen[usize::from(o)] = true);
+        seen.iter().filter(|&&s| s).count()
+    }
+
     /// The replica that owns group `group`.
     pub fn replica(&self, group: usize) -> usize {
         usize::from(self.owner[group])

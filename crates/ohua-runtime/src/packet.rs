@@ -46,6 +46,25 @@ pub struct Mark {
     pub id: u32,
 }
 
+impl Mark {
+    /// The level of a *local* marker: one a keyed scatter inserts into its
+    /// own replicas' lanes to move key groups where its stream is now
+    /// (`node/README.md`, "Moving key groups"). Its gather ends it: no
+    /// other operator ever sees one, and no service counts it.
+    pub const LOCAL: Level = Level::MAX;
+
+    /// A local marker numbered `id` (see [`Mark::LOCAL`]).
+    pub fn local(id: u32) -> Self {
+        Mark { level: Mark::LOCAL, id }
+    }
+
+    /// Whether this is a local marker (see [`Mark::LOCAL`]).
+    #[inline]
+    pub fn is_local(&self) -> bool {
+        self.level == Mark::LOCAL
+    }
+}
+
 impl<T> Packet<T> {
     /// Whether this is an end marker.
     pub fn is_end(&self) -> bool {

@@ -245,9 +245,12 @@ where
         let (backs_out, backs_in) = builder.lanes::<T>(id, false, 1);
         let (order, order_rx) = builder.order_arc(id);
         let groups = builder.plan().groups[id].clone();
+        // Elastic replicas of a keyed call open by moving key groups.
+        let elastic = builder.elastic(id);
         let scatter = KeyedScatter::new(inputs, state, to_replicas, parts_out, order, key)
             .balanced(groups, builder.graph(), id)
-            .rescalable(backs_in, home);
+            .rescalable(backs_in, home)
+            .elastic(elastic);
         builder.install(id, Box::new(scatter));
         let replicas = lanes.into_iter().zip(parts_in).zip(results_out).zip(released_out).zip(backs_out);
         for (k, ((((lane, part), results), released), back)) in replicas.enumerate() {

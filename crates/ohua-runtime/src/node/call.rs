@@ -115,13 +115,15 @@ where
         if self.outputs.room() == 0 || self.sticky.ready_for_mark(m) == Ready::Wait {
             return false;
         }
+        // A keyed scatter's local marker concerns no service.
+        let local = m.is_local();
         // An update that transforms states needs them held at the cut.
-        let transforms = marks::wants_states(&self.marks, m);
+        let transforms = !local && marks::wants_states(&self.marks, m);
         if transforms && self.sticky.acquire_for_mark(m) == Ready::Wait {
             return false;
         }
         // A rescaling of this keyed call: the part goes back to the scatter.
-        let regroup = marks::regroup(&self.marks, m).is_some();
+        let regroup = local || marks::regroup(&self.marks, m).is_some();
         if regroup && self.sticky.ready_to_hand_back(m) == Ready::Wait {
             return false;
         }
@@ -131,6 +133,9 @@ where
             self.sticky.hand_back(m);
         }
         let forwarded = self.outputs.send_mark(m);
+        if local {
+            return true;
+        }
         let (consumed, forwarded) = (self.inputs.count() + taken, forwarded + released);
         if transforms {
             let sticky = &mut self.sticky;

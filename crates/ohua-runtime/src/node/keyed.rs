@@ -25,9 +25,11 @@ use crate::arc::Receiver;
 use crate::arc::Sender;
 use crate::graph::GraphInfo;
 use crate::keyed::{Groups, KeyFn, Keyed};
-use crate::packet::{Level, Packet};
+use crate::packet::{Level, Mark, Packet};
 use crate::port::In;
 
+use super::elastic::Elastic;
+use super::follow::LoadWindow;
 use super::inputs::{DataInputs, Head};
 use super::marks::{self, Attach, Marks};
 use super::regroup::Regrouping;
@@ -46,12 +48,22 @@ pub struct KeyedScatter<I: DataInputs, T, K> {
     /// A state value has been split and sent (a rescaling inside its
     /// activation waits for it).
     state_sent: bool,
+    /// Elastic replicas: when the lanes its probe or its scaling policy
+    /// opened differ from the replicas that own groups, the scatter moves
+    /// the groups with a local marker.
+    elastic: Option<Elastic>,
+    window: Option<LoadWindow>,
+    /// Replicas that own groups now.
+    owning: usize,
+    /// Local markers inserted so far (their numbers).
+    local_moves: u32,
     lanes: Vec<Sender<I::Item>>,
     state_lanes: Vec<Sender<T>>,
     order: Sender<u16>,
     key: K,
-    /// An item popped whose replica's lane was full, with that replica: it
-    /// goes first at the next step (items leave in order).
+    /// An item popped whose replica's lane was full, with its key group:
+    /// it goes first at the next step (items leave in order), to the
+    /// replica that owns its group then (a move may come first).
     pending: Option<(I::Item, usize)>,
     /// Items routed per key group, and where to report them when the
     /// operator is done (the next plan balances the groups by them).
@@ -92,6 +104,10 @@ where
             groups,
             regrouping: Regrouping::new(Vec::new(), 0),
             state_sent: false,
+            elastic: None,
+            window: None,
+            owning: lanes.len(),
+            local_moves: 0,
             lanes,
             state_lanes,
             order,
@@ -108,6 +124,7 @@ where
     /// node `id` of `graph` (`deploy/learned.rs`).
     pub(crate) fn balanced(mut self, groups: Option<Groups>, graph: &'static GraphInfo, id: usize) -> Self {
         if let Some(g) = groups.filter(|g| g.replicas() == self.lanes.len()) {
+            self.owning = g.owners();
             self.state_groups = g.clone();
             self.groups = g;
         }
@@ -124,9 +141,45 @@ where
         self
     }
 
+    /// Follow `elastic`'s open lanes by moving key groups, and the load if
+    /// its lanes follow it.
+    pub(crate) fn elastic(mut self, elastic: Option<Elastic>) -> Self {
+        self.window = LoadWindow::for_elastic(elastic.as_ref());
+        self.elastic = elastic;
+        self
+    }
+
+    /// If the open lanes differ from the replicas that own groups, move
+    /// the groups onto them where the stream is now: a local marker to
+    /// every replica, which hands its part back at it (`node/regroup.rs`).
+    /// One move at a time. An item held for a full lane is not on the
+    /// order arc yet: it goes after the marker, to its group's new owner.
+    fn follow_lanes(&mut self) -> bool {
+        let Some(e) = &self.elastic else { return false };
+        let want = e.active().clamp(1, self.lanes.len());
+        if want == self.owning
+            || self.regrouping.waiting()
+            || !self.regrouping.may_move_locally(self.state_sent)
+            || self.order.room() == 0
+            || self.lanes.iter_mut().any(|l| l.room() == 0)
+        {
+            return false;
+        }
+        let m = Mark::local(self.local_moves);
+        self.local_moves += 1;
+        let groups = self.regrouping.groups_for(m, want, self.lanes.len(), &self.loads);
+        self.lanes.iter_mut().for_each(|l| l.push(Packet::Mark(m)));
+        self.order.push(Packet::Mark(m));
+        self.regrouping.start(m);
+        self.owning = groups.owners();
+        self.state_groups = groups.clone();
+        self.groups = groups;
+        true
+    }
+
     /// The replicas marker `m` rescales this call to, if it does and the
     /// parts can move.
-    fn regroup(&self, m: crate::packet::Mark) -> Option<usize> {
+    fn regroup(&self, m: Mark) -> Option<usize> {
         marks::regroup(&self.marks, m).filter(|_| self.regrouping.can_move())
     }
 
@@ -176,17 +229,24 @@ where
 {
     fn step(&mut self, budget: usize) -> Step {
         let mut done = self.states();
-        let mut items = 0;
-        if let Some((item, k)) = self.pending.take() {
+        let (mut items, mut routed) = (0, 0u64);
+        // A move first: it needs room in every lane, which a held item
+        // would take again and again under a backlog.
+        done += usize::from(self.follow_lanes());
+        let mut blocked = false;
+        if let Some((item, group)) = self.pending.take() {
+            let k = self.groups.replica(group);
             if self.lanes[k].room() == 0 {
-                self.pending = Some((item, k));
-                return Step::after(done);
+                self.pending = Some((item, group));
+                blocked = true;
+            } else {
+                self.lanes[k].push(Packet::Data(item));
+                self.order.push(Packet::Data(k as u16));
+                items += 1;
+                routed += 1;
             }
-            self.lanes[k].push(Packet::Data(item));
-            self.order.push(Packet::Data(k as u16));
-            items += 1;
         }
-        while items < budget {
+        while !blocked && items < budget {
             match self.inputs.head() {
                 Head::Empty => break,
                 Head::Closed => {
@@ -202,6 +262,9 @@ where
                     self.inputs.pop_end();
                     self.lanes.iter_mut().for_each(|l| l.push(Packet::End(level)));
                     self.order.push(Packet::End(level));
+                    if level == 0 {
+                        self.state_sent = false; // the run's state is released
+                    }
                 }
                 Head::Mark(m) => {
                     if self.regrouping.waiting() {
@@ -225,6 +288,7 @@ where
                         if self.regrouping.start(m) {
                             self.state_groups = groups.clone();
                         }
+                        self.owning = groups.owners();
                         self.groups = groups;
                     }
                 }
@@ -239,17 +303,21 @@ where
                     self.loads[group] += 1;
                     let k = self.groups.replica(group);
                     if self.lanes[k].room() == 0 {
-                        self.pending = Some((item, k));
+                        self.pending = Some((item, group));
                         items += 1;
                         break;
                     }
                     self.lanes[k].push(Packet::Data(item));
                     self.order.push(Packet::Data(k as u16));
+                    routed += 1;
                 }
             }
             items += 1;
         }
         done += items;
+        if let (Some(w), Some(e)) = (&mut self.window, &self.elastic) {
+            w.follow(e, routed, self.pending.is_some());
+        }
         Step::after(done)
     }
 

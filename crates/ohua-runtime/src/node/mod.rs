@@ -111,6 +111,7 @@ pub mod call;
 mod describe;
 pub mod elastic;
 pub mod fan;
+mod follow;
 pub mod inputs;
 pub mod install;
 pub mod keyed;

@@ -18,7 +18,7 @@ pub(super) struct Regrouping<T> {
     /// The last rescaling's marker and groups: a marker between the
     /// state's activations shows in the state stream too, before or after
     /// the data stream, and both must switch to the same groups.
-    last: Option<(u32, Groups)>,
+    last: Option<(Mark, Groups)>,
 }
 
 impl<T: Keyed> Regrouping<T> {
@@ -45,11 +45,11 @@ impl<T: Keyed> Regrouping<T> {
     /// computed once per marker.
     pub(super) fn groups_for(&mut self, m: Mark, replicas: usize, lanes: usize, loads: &[u64]) -> Groups {
         match &self.last {
-            Some((id, groups)) if *id == m.id => groups.clone(),
+            Some((last, groups)) if *last == m => groups.clone(),
             _ => {
                 let groups = Groups::spread(lanes, replicas.clamp(1, lanes), loads);
-                tracing::info!(target: "ohua::scaling", marker = m.id, replicas = replicas.clamp(1, lanes), lanes, "keyed call rescaled: key groups move at the cut");
-                self.last = Some((m.id, groups.clone()));
+                tracing::info!(target: "ohua::scaling", marker = m.id, local = m.is_local(), replicas = replicas.clamp(1, lanes), lanes, "keyed call rescaled: key groups move at the cut");
+                self.last = Some((m, groups.clone()));
                 groups
             }
         }
@@ -66,6 +66,14 @@ impl<T: Keyed> Regrouping<T> {
     /// it (the state may come after the data stream's first marker).
     pub(super) fn may_pass(&self, m: Mark, state_sent: bool) -> bool {
         m.level < self.home || state_sent
+    }
+
+    /// Whether the scatter may move groups with a local marker now: the
+    /// state lives for the whole run (defined at the top level, so no
+    /// later state value can be queued ahead of the new parts) and has
+    /// been sent, and parts can come back.
+    pub(super) fn may_move_locally(&self, state_sent: bool) -> bool {
+        self.home == 0 && state_sent && self.can_move()
     }
 
     pub(super) fn start(&mut self, m: Mark) -> bool {

@@ -39,12 +39,12 @@ use crate::arc::{Receiver, Sender};
 use crate::packet::{Mark, Packet};
 use crate::port::In;
 
-use super::elastic::{Elastic, WINDOW};
+use super::elastic::Elastic;
+use super::follow::LoadWindow;
 use super::inputs::{DataInputs, Head};
 use super::marks::{self, Attach, Marks};
 use super::outputs::OutputSet;
 use super::{Node, Step};
-use crate::deploy::{Load, Opening};
 
 /// Items dealt to a replica that it has not started: small, so that items
 /// go to the replicas that keep up and the merge waits little.
@@ -80,35 +80,7 @@ pub struct Scatter<I, T, C> {
     /// Elastic replicas (a first run): deal only to the lanes it has opened.
     elastic: Option<Elastic>,
     /// Elastic replicas that follow the load: what the current window saw.
-    window: Option<Window>,
-}
-
-/// Arrivals at a scatter whose replicas follow the load
-/// (`node/elastic.rs`), over one [`WINDOW`].
-struct Window {
-    start: std::time::Instant,
-    dealt: u64,
-    /// Every open lane was full while an item waited.
-    backlog: bool,
-    /// Windows in a row, up to this one, whose policy asked for fewer
-    /// lanes than were open.
-    fewer_asked: u32,
-}
-
-/// Windows in a row that must ask for fewer lanes before one closes.
-///
-/// Why: the arrivals one 20 ms window sees vary more than a policy's
-/// headroom, and a policy near its threshold then closed and reopened a
-/// lane every other window (`ohua-bench elastic`: the `p99=5ms` policy
-/// changed its replicas 8-18 times over 5 load steps). Opening stays
-/// immediate: a lane opened too early costs a parked thread's wake-up, one
-/// closed too early costs latency.
-const CLOSE_AFTER: u32 = 2;
-
-impl Window {
-    fn new() -> Self {
-        Window { start: std::time::Instant::now(), dealt: 0, backlog: false, fewer_asked: 0 }
-    }
+    window: Option<LoadWindow>,
 }
 
 impl<I, T, C> Scatter<I, T, C>
@@ -138,42 +110,9 @@ where
 
     /// Deal only to the lanes `elastic` has opened (`node/elastic.rs`).
     pub(crate) fn elastic(mut self, elastic: Option<Elastic>) -> Self {
-        self.window = elastic.as_ref().filter(|e| e.opening() == Opening::Load).map(|_| Window::new());
+        self.window = LoadWindow::for_elastic(elastic.as_ref());
         self.elastic = elastic;
         self
-    }
-
-    /// Following the load: count what this step dealt and, once a window
-    /// is over, open or close lanes as the deployment's scaling policy
-    /// (`deploy::Scaling`) says.
-    fn follow_load(&mut self, dealt: u64, backlog: bool) {
-        let (Some(w), Some(e)) = (&mut self.window, &self.elastic) else { return };
-        w.dealt += dealt;
-        w.backlog |= backlog;
-        if dealt == 0 && !backlog {
-            return;
-        }
-        let secs = w.start.elapsed().as_secs_f64();
-        if secs < WINDOW.as_secs_f64() {
-            return;
-        }
-        let load = Load {
-            lanes: e.lanes(),
-            active: e.active(),
-            items_per_sec: w.dealt as f64 / secs,
-            ns_per_item: e.ns_per_item() as f64,
-            backlog: w.backlog,
-        };
-        let policy = e.scaling();
-        let need = policy.replicas(&load);
-        let fewer_asked = if need < load.active { w.fewer_asked + 1 } else { 0 };
-        if need > load.active || fewer_asked >= CLOSE_AFTER {
-            tracing::debug!(?load, need, %policy, "ohua: elastic replicas follow the load");
-            e.decided(&load, need);
-            e.set_active(need);
-        }
-        *w = Window::new();
-        w.fewer_asked = if need < load.active { fewer_asked % CLOSE_AFTER } else { 0 };
     }
 
     /// The lane with the most room, searching from `next`; `None` if all are full.
@@ -249,8 +188,8 @@ where
             }
             done += 1;
         }
-        if self.window.is_some() {
-            self.follow_load(dealt, backlog);
+        if let (Some(w), Some(e)) = (&mut self.window, &self.elastic) {
+            w.follow(e, dealt, backlog);
         }
         Step::after(done)
     }
@@ -365,8 +304,11 @@ where
                     }
                     self.lanes.iter_mut().for_each(|l| drop(l.pop()));
                     self.order.pop();
-                    let forwarded = self.outputs.send_mark(m);
-                    marks::passed(&mut self.marks, m, 1 + self.lanes.len(), forwarded);
+                    // A keyed scatter's local marker ends here.
+                    if !m.is_local() {
+                        let forwarded = self.outputs.send_mark(m);
+                        marks::passed(&mut self.marks, m, 1 + self.lanes.len(), forwarded);
+                    }
                 }
                 Some(&Packet::Data(k)) => {
                     // A lane is FIFO: its next result is this item's. An
