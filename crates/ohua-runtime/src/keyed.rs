@@ -214,7 +214,8 @@ impl Groups {
 
     /// Every group owned by replica 0 of `replicas`: the others hold empty
     /// parts (a first run's elastic replicas of a keyed call, which stay on
-    /// one replica until a rescaling can move groups with their state).
+    /// one replica until their probe opens the lanes and the scatter moves
+    /// groups, with their state, onto them).
     ///
     /// # Panics
     ///

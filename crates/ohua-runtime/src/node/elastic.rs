@@ -36,6 +36,11 @@
 //! is as safe as opening. Random deployments also *toggle* lanes
 //! (`Opening::Toggle`) to check closing mid-stream.
 //!
+//! A keyed call's scatter routes by key group, not to open lanes: when
+//! the open lanes differ from the replicas that own groups, it moves the
+//! groups, with their state, onto the open lanes (`node/keyed.rs`,
+//! `node/README.md` "Moving key groups").
+//!
 //! What a run learns still plans the next runs (`deploy/learned.rs`):
 //! they are cut and replicated by measured cost, not elastically.
 
