@@ -4,7 +4,8 @@
 //! A batch job runs its algorithm once per process, so its only run is a
 //! first run, planned before anything was measured (stateless pieces on
 //! elastic replicas, `crates/ohua-runtime/src/node/elastic.rs`). For each
-//! shape of `balanced` and `replicate`, this benchmark starts [`CHILDREN`]
+//! shape of `balanced` and `replicate`, and a keyed one (`keyed_flows.rs`:
+//! its first run moves key groups), this benchmark starts [`CHILDREN`]
 //! processes; each times the sequential loop (after one untimed warm-up
 //! run), then the default deployment's first run, then its best of three
 //! later runs, and the parent prints the medians against sequential.
@@ -24,12 +25,13 @@ const CHILD: &str = "OHUA_BENCH_FIRST_RUN_CHILD";
 
 /// The shapes: name, what it is, and how a child runs it (sequential,
 /// first and later runs, in seconds).
-const SHAPES: [(&str, &str); 5] = [
+const SHAPES: [(&str, &str); 6] = [
     ("balanced", "2 stateless stages of 10 µs, 20,000 items"),
     ("map", "collecting map over a 20 µs stateless call, 20,000 items"),
     ("fold", "a 20 µs stateless call into an order-sensitive state"),
     ("dnr", "two heavy stateful stages (not replicable)"),
     ("tiny", "three 200 ns stateless calls into a state, 1,000,000 items"),
+    ("keyed", "a 20 µs call on a keyed state of 64 flows, 20,000 items"),
 ];
 
 fn time<R: PartialEq + std::fmt::Debug>(f: &dyn Fn() -> R) -> (f64, R) {
@@ -65,6 +67,7 @@ fn child(shape: &str) {
         "map" => measure(&|| replicate::heavy_map(items.clone())),
         "fold" => measure(&|| replicate::heavy_fold(items.clone())),
         "dnr" => measure(&|| replicate::dnr(items.clone())),
+        "keyed" => measure(&|| crate::keyed_flows::keyed_flows(items.clone())),
         "tiny" => {
             replicate::TINY.store(rounds_for(Duration::from_nanos(200)), Ordering::Relaxed);
             let many: Vec<u64> = (0..1_000_000).collect();

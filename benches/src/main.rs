@@ -26,6 +26,7 @@ mod elastic_plot;
 mod first_call;
 mod first_runs;
 mod hop;
+mod keyed_flows;
 mod replicate;
 mod update;
 mod web_update;

@@ -37,7 +37,7 @@ pub(crate) static HEAVY: AtomicU64 = AtomicU64::new(1000);
 pub(crate) static TINY: AtomicU64 = AtomicU64::new(10);
 
 #[inline(never)]
-fn heavy(x: u64) -> u64 {
+pub(crate) fn heavy(x: u64) -> u64 {
     mix(std::hint::black_box(x), HEAVY.load(Ordering::Relaxed))
 }
 
