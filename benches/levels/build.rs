@@ -26,8 +26,12 @@ fn main() {
     println!("cargo:rerun-if-env-changed=OHUA_LEVELS_PART");
     let mut out = String::new();
     let mut table = String::from("/// Every compiled program.\npub static COMPILED: &[Compiled] = &[\n");
+    // The benchmark's whole set with the `all-programs` feature, else only
+    // the programs the tests run (Cargo.toml).
+    let all_programs = std::env::var_os("CARGO_FEATURE_ALL_PROGRAMS").is_some();
     let all = sets::all();
-    for spec in all.iter().enumerate().filter(|(i, _)| sets::in_this_part(*i)).map(|(_, s)| s) {
+    let chosen = all.iter().enumerate().filter(|(i, s)| sets::in_this_part(*i) && (all_programs || sets::tested(s)));
+    for spec in chosen.map(|(_, s)| s) {
         let program = graph::generate(spec.seed, &spec.params());
         let name = spec.name();
         out.push_str(&emit_ohua::module(&name, &program));

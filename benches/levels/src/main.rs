@@ -88,6 +88,13 @@ struct Bench {
 }
 
 fn main() {
+    if !cfg!(feature = "all-programs") {
+        eprintln!(
+            "ohua-levels-bench: built without the benchmark's programs (only the tests' ones); \
+             run benches/levels/run.sh, or build with `--features all-programs`"
+        );
+        std::process::exit(2);
+    }
     let mut args = std::env::args().skip(1);
     let mut opts = Opts {
         quick: false,

@@ -9,7 +9,7 @@ use ohua::{Deployment, SectionStrategy};
 use ohua_levels_bench::compiled::COMPILED;
 use ohua_levels_bench::graph::{generate, ALL_SOURCES};
 use ohua_levels_bench::runtime::run_ohua;
-use ohua_levels_bench::sets::Spec;
+use ohua_levels_bench::sets::{tested, Spec};
 
 const X: u64 = 77;
 
@@ -54,7 +54,7 @@ fn one_source_calls_equal_the_optimum() {
     // run counts as quiet and the level's fetches go out in two calls
     // (io/README.md, "The quiescence count"). A result stays exact; only
     // the batching depends on the scheduler.
-    let specs = COMPILED.iter().map(|c| c.spec).filter(|s| s.sources == 1 && (s.levels <= 8 || s.p_sub10 == 4));
+    let specs = COMPILED.iter().map(|c| c.spec).filter(|s| s.sources == 1 && tested(s));
     for spec in specs {
         let p = generate(spec.seed, &spec.params());
         let (optimum, io) = (p.optimum(), p.io_nodes());
@@ -89,7 +89,7 @@ fn three_sources_results_and_calls_within_bounds() {
     // fetches back; Ohua sends when the run is quiet, so a source's calls
     // lie between its chain and its io nodes, and which answer arrives
     // first decides where (see `Program::eager_calls`).
-    for spec in COMPILED.iter().map(|c| c.spec).filter(|s| s.sources == 3 && s.levels <= 6) {
+    for spec in COMPILED.iter().map(|c| c.spec).filter(|s| s.sources == 3 && tested(s)) {
         let p = generate(spec.seed, &spec.params());
         let (optimum, io) = (p.optimum(), p.io_nodes());
         for calls in check(spec, [MS, MS, MS, MS]) {
@@ -116,5 +116,22 @@ fn three_sources_chain_bound_seed_0_levels_4() {
     let optimum = generate(spec.seed, &spec.params()).optimum();
     for calls in check(spec, [MS, MS, MS, MS]) {
         assert_eq!(calls, optimum, "{spec:?}");
+    }
+}
+
+/// The crate holds every program the tests above run (`build.rs` compiles
+/// `sets::tested` without the `all-programs` feature): a filter that
+/// dropped them would leave the tests above checking nothing.
+#[test]
+fn the_build_holds_every_tested_program() {
+    let wanted: Vec<Spec> = ohua_levels_bench::sets::all()
+        .into_iter()
+        .enumerate()
+        .filter(|(i, s)| ohua_levels_bench::sets::in_this_part(*i) && tested(s))
+        .map(|(_, s)| s)
+        .collect();
+    assert!(wanted.len() >= 20, "{} tested programs", wanted.len());
+    for spec in wanted {
+        assert!(COMPILED.iter().any(|c| c.spec == spec), "{} is not compiled", spec.name());
     }
 }
