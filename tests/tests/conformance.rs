@@ -9,21 +9,43 @@
 //! `cargo test -p ohua-conformance --test conformance -- replication::`.
 
 mod constructs;
-mod regressions;
-mod streaming;
 mod fusion;
-mod replication;
+mod io_async;
 mod io_batching;
 mod io_writes;
-mod io_async;
-mod live_update;
-mod live_state;
 mod live_checkpoint;
-mod live_structure;
+mod live_panics;
 mod live_replace;
 mod live_rescale;
-mod runtime_contract;
 mod live_rollback;
-mod live_panics;
+mod live_state;
 mod live_stop;
+mod live_structure;
 mod live_timeouts;
+mod live_update;
+mod regressions;
+mod replication;
+mod runtime_contract;
+mod streaming;
+
+/// With `autotests = false` a new file in `tests/` runs only if it is a
+/// module above or a `[[test]]` of `Cargo.toml`: no file is left out.
+#[test]
+fn every_test_file_is_a_module_or_a_binary() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml")).expect("Cargo.toml");
+    let this = include_str!("conformance.rs");
+    let mut files = 0;
+    for entry in std::fs::read_dir(root.join("tests")).expect("tests/") {
+        let name = entry.expect("an entry").file_name().into_string().expect("a UTF-8 name");
+        let Some(stem) = name.strip_suffix(".rs") else { continue };
+        files += 1;
+        let module = this.contains(&format!("\nmod {stem};"));
+        let binary = manifest.contains(&format!("path = \"tests/{name}\""));
+        assert!(
+            module || binary,
+            "tests/{name} runs nowhere: add `mod {stem};` to tests/conformance.rs or a [[test]] to Cargo.toml"
+        );
+    }
+    assert!(files > 20, "{files} files in tests/");
+}
