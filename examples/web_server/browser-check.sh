@@ -9,7 +9,10 @@ if ! command -v chromium >/dev/null; then
     sudo_if() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
     sudo_if apt-get install -y -q chromium >/dev/null || { sudo_if apt-get update -q >/dev/null && sudo_if apt-get install -y -q chromium >/dev/null; }
 fi
-cargo build --release -q -p ohua-examples --bin web_server
+# `--workspace`: the features of the README's test command, which built it
+# already (with `-p ohua-examples` alone cargo resolved other features and
+# built the runtime and the server again: 2 minutes of CI).
+cargo build --release -q --workspace --bin web_server
 # Where cargo put it: CARGO_TARGET_DIR if set (CI uses its own), else target/.
 server_bin="${CARGO_TARGET_DIR:-target}/release/web_server"
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')

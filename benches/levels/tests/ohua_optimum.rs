@@ -129,7 +129,9 @@ fn the_build_holds_every_tested_program() {
         .enumerate()
         .filter(|(i, s)| ohua_levels_bench::sets::in_this_part(*i) && tested(s))
         .map(|(_, s)| s)
+        .chain(ohua_levels_bench::sets::tests_only())
         .collect();
+    assert!(wanted.iter().any(|s| s.p_sub10 > 0), "no tested program with subfunctions");
     assert!(wanted.len() >= 20, "{} tested programs", wanted.len());
     for spec in wanted {
         assert!(COMPILED.iter().any(|c| c.spec == spec), "{} is not compiled", spec.name());
