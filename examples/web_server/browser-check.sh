@@ -9,12 +9,15 @@ if ! command -v chromium >/dev/null; then
     sudo_if() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
     sudo_if apt-get install -y -q chromium >/dev/null || { sudo_if apt-get update -q >/dev/null && sudo_if apt-get install -y -q chromium >/dev/null; }
 fi
-# `--workspace`: the features of the README's test command, which built it
-# already (with `-p ohua-examples` alone cargo resolved other features and
-# built the runtime and the server again: 2 minutes of CI).
-cargo build --release -q --workspace --bin web_server
-# Where cargo put it: CARGO_TARGET_DIR if set (CI uses its own), else target/.
 server_bin="${CARGO_TARGET_DIR:-target}/release/web_server"
+# `--no-build` (CI): the server as the README's test command built it (cargo
+# builds a package's binaries for its tests), built here only if missing. A
+# `cargo build` resolves other features than a `cargo test`
+# (dev-dependencies), so it built the runtime and the server again: 2
+# minutes of CI.
+if [ "${1:-}" != "--no-build" ] || [ ! -x "$server_bin" ]; then
+    cargo build --release -q -p ohua-examples --bin web_server
+fi
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 log=$(mktemp)
 "$server_bin" --port "$port" --seconds 60 >"$log" 2>&1 &
