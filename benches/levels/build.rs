@@ -29,17 +29,7 @@ fn main() {
     // The benchmark's whole set with the `all-programs` feature, else only
     // the programs the tests run (Cargo.toml).
     let all_programs = std::env::var_os("CARGO_FEATURE_ALL_PROGRAMS").is_some();
-    let all = sets::all();
-    let mut chosen: Vec<&sets::Spec> = all
-        .iter()
-        .enumerate()
-        .filter(|(i, s)| sets::in_this_part(*i) && (all_programs || sets::tested(s)))
-        .map(|(_, s)| s)
-        .collect();
-    // Two small programs (in every build, so the tests pass in any).
-    let tests_only = sets::tests_only();
-    chosen.extend(tests_only.iter());
-    for spec in chosen {
+    for spec in sets::chosen(all_programs) {
         let program = graph::generate(spec.seed, &spec.params());
         let name = spec.name();
         out.push_str(&emit_ohua::module(&name, &program));

@@ -136,6 +136,19 @@ pub fn tests_only() -> Vec<Spec> {
     (0..2).map(|seed| Spec { levels: 8, sources: 1, p_sub10: 4, seed }).collect()
 }
 
+/// The programs `build.rs` compiles: this part's share of [`all`] (with
+/// `all_programs`, the `all-programs` feature) or of its [`tested`] ones,
+/// and [`tests_only`] in every build, so the tests pass in any.
+pub fn chosen(all_programs: bool) -> Vec<Spec> {
+    all()
+        .into_iter()
+        .enumerate()
+        .filter(|(i, s)| in_this_part(*i) && (all_programs || tested(s)))
+        .map(|(_, s)| s)
+        .chain(tests_only())
+        .collect()
+}
+
 /// Every program of the benchmark's tables, without repeats.
 pub fn all() -> Vec<Spec> {
     let mut out: Vec<Spec> = Vec::new();

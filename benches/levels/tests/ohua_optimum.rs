@@ -120,17 +120,11 @@ fn three_sources_chain_bound_seed_0_levels_4() {
 }
 
 /// The crate holds every program the tests above run (`build.rs` compiles
-/// `sets::tested` without the `all-programs` feature): a filter that
+/// `sets::chosen` without the `all-programs` feature): a filter that
 /// dropped them would leave the tests above checking nothing.
 #[test]
 fn the_build_holds_every_tested_program() {
-    let wanted: Vec<Spec> = ohua_levels_bench::sets::all()
-        .into_iter()
-        .enumerate()
-        .filter(|(i, s)| ohua_levels_bench::sets::in_this_part(*i) && tested(s))
-        .map(|(_, s)| s)
-        .chain(ohua_levels_bench::sets::tests_only())
-        .collect();
+    let wanted = ohua_levels_bench::sets::chosen(false);
     assert!(wanted.iter().any(|s| s.p_sub10 > 0), "no tested program with subfunctions");
     assert!(wanted.len() >= 20, "{} tested programs", wanted.len());
     for spec in wanted {
