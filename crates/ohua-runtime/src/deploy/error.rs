@@ -26,7 +26,7 @@ pub enum DeployError {
         /// The pattern as written.
         pattern: String,
         /// What the regex parser said.
-        error: Box<regex::Error>,
+        error: Box<regex_lite::Error>,
     },
     /// A `sections` strategy string is not one of the known forms.
     #[error("invalid sections strategy `{0}` (expected `auto`, `single`, `per-op` or `random:N:SEED`)")]

@@ -19,7 +19,12 @@ use super::DeployError;
 /// assert!(rule.matches("word_freq/normalize#4"));
 /// assert!(!rule.matches("word_freq/split_lines#2"));
 /// assert!(!rule.matches("other/word_freq/split#3"));
+/// // A rule without patterns matches nothing.
+/// assert!(!SectionRule::new(Vec::<String>::new()).unwrap().matches("word_freq/split#3"));
 /// ```
+///
+/// The syntax is the `regex` crate's without Unicode classes (`\p{..}`;
+/// `\w`, `\d` and `\s` are ASCII): patterns are compiled by `regex-lite`.
 #[derive(Debug, Clone)]
 pub struct SectionRule {
     patterns: Vec<String>,
@@ -27,7 +32,7 @@ pub struct SectionRule {
     /// rule: a run clones its deployment, and a cloned `Regex` starts with
     /// empty match caches, which made planning a two-section run cost more
     /// than running a small algorithm.
-    regex: std::sync::Arc<regex::Regex>,
+    regex: std::sync::Arc<regex_lite::Regex>,
     /// The algorithm every pattern names literally, if they agree (see
     /// [`SectionRule::algorithm`]).
     algorithm: Option<String>,
@@ -48,14 +53,14 @@ impl SectionRule {
         for p in patterns {
             let p = p.as_ref();
             // Each pattern alone first, so an error names the pattern.
-            regex::Regex::new(p).map_err(|e| DeployError::Regex { pattern: p.to_string(), error: Box::new(e) })?;
+            regex_lite::Regex::new(p).map_err(|e| DeployError::Regex { pattern: p.to_string(), error: Box::new(e) })?;
             written.push(p.to_string());
         }
         // Anchor around non-capturing groups so alternations such as `a|b`
         // are anchored as a whole. A rule with no pattern matches nothing.
         let alternation = written.iter().map(|p| format!("(?:{p})")).collect::<Vec<_>>().join("|");
         let anchored = if written.is_empty() { "[^\\s\\S]".to_string() } else { format!("^(?:{alternation})$") };
-        let regex = regex::Regex::new(&anchored)
+        let regex = regex_lite::Regex::new(&anchored)
             .map_err(|e| DeployError::Regex { pattern: written.join(", "), error: Box::new(e) })?;
         let algorithm = common_algorithm(&written);
         Ok(SectionRule { patterns: written, regex: std::sync::Arc::new(regex), algorithm })
