@@ -3,7 +3,7 @@
 //! see [`commit_seed`]), a fifth in each, for `tests/part{0..5}.rs`. Five test
 //! crates instead of one: rustc's memory grows with the programs in one crate
 //! (500 in one took 21.7 GB), and two parts compile side by side on two
-//! cores. `services.rs`: `OHUA_GEN_SERVICES` (default 24) generated services
+//! cores. `services.rs`: `OHUA_GEN_SERVICES` (default 12) generated services
 //! for `tests/checkpoint.rs` and `tests/streaming.rs`. `corpus.rs`: the
 //! programs kept in `corpus/` (programs that once failed), for
 //! `tests/corpus.rs`. `run.rs`: where the seed came from and the command
@@ -26,7 +26,7 @@ fn main() {
     let out_dir = PathBuf::from(std::env::var("OUT_DIR").unwrap());
     let manifest_dir = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
     let count: usize = env_number("OHUA_GEN_PROGRAMS").unwrap_or(50);
-    let services: usize = env_number("OHUA_GEN_SERVICES").unwrap_or(24);
+    let services: usize = env_number("OHUA_GEN_SERVICES").unwrap_or(12);
     let (seed, origin) = match env_number("OHUA_GEN_SEED") {
         Some(seed) => (seed, "OHUA_GEN_SEED".to_string()),
         None => match commit_seed(&manifest_dir) {
