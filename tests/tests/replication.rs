@@ -712,6 +712,78 @@ fn elastic_replicas_follow_a_policy_of_the_users_own() {
     assert!(r.to_string().contains("elastic, following the load (EveryReplica)"), "{r}");
 }
 
+/// A running sum every request passes (it keeps the two heavy calls
+/// around it from fusing into one piece).
+struct Sum(u64);
+impl Sum {
+    fn new() -> Self {
+        Sum(0)
+    }
+    fn add(&mut self, x: u64) -> u64 {
+        self.0 = self.0.wrapping_add(x);
+        self.0
+    }
+}
+
+/// Two heavy calls with a state between them: two elastic operators on
+/// every request's path.
+#[ohua::algorithm]
+fn two_heavy_stages(rx: std::sync::mpsc::Receiver<u64>) -> Log {
+    let mut log = Log::new();
+    let mut sum = Sum::new();
+    for x in rx {
+        let y = heavy_triple(x);
+        let s = sum.add(y);
+        let z = heavy_triple(s);
+        log.push(z as i64);
+    }
+    log
+}
+
+/// A goal per request (`ohua::deploy::RequestGoal`) that also keeps every
+/// load its operators showed it.
+#[derive(Debug)]
+struct SeenLoads(ohua::deploy::RequestGoal, std::sync::Arc<std::sync::Mutex<Vec<ohua::deploy::Load>>>);
+impl ohua::deploy::ScalingPolicy for SeenLoads {
+    fn replicas(&self, load: &ohua::deploy::Load) -> usize {
+        self.1.lock().unwrap().push(*load);
+        self.0.replicas(load)
+    }
+    fn describe(&self) -> String {
+        self.0.describe()
+    }
+}
+
+/// A goal per request is split over the request's path: each elastic
+/// operator's policy is shown the cost of both heavy calls, not only its
+/// own (the split itself is `deploy/request_goal.rs`'s unit tests).
+#[test]
+fn a_goal_per_request_sees_the_cost_of_every_elastic_operator_on_the_path() {
+    use ohua::deploy::{RequestGoal, Scaling};
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let goal = RequestGoal::new(std::time::Duration::from_millis(2));
+    let d = Deployment::default()
+        .workers(2)
+        .sections(SectionStrategy::Auto)
+        .replicas(Replication::Elastic)
+        .scaling(Scaling::custom(SeenLoads(goal, seen.clone())));
+    let r = &fed_run(&d, two_heavy_stages, 60, |_| 1);
+    let stages: Vec<_> = r.nodes.iter().filter(|n| n.name.contains("/heavy_triple#")).collect();
+    assert_eq!(stages.len(), 2, "{r}");
+    assert!(stages.iter().all(|n| n.elastic.is_some_and(|e| e.follows_load)), "{r}");
+    let seen = seen.lock().unwrap();
+    assert!(!seen.is_empty(), "the policy was asked: {r}");
+    for load in seen.iter() {
+        assert!(load.path_ns_per_item >= load.ns_per_item, "{load:?}");
+    }
+    // Both calls cost the same: a load that saw both has a path of about
+    // twice its own cost. (Not every window's: a preempted step can make
+    // one moving average briefly twice the other's; 1 of 66 runs showed it.)
+    let both = seen.iter().filter(|l| l.ns_per_item > 0.0 && l.path_ns_per_item >= 1.5 * l.ns_per_item).count();
+    assert!(both > 0, "no window saw the whole path: {seen:?}");
+    assert!(r.to_string().contains("elastic, following the load (request-p99=2ms)"), "{r}");
+}
+
 #[test]
 fn the_scaling_policy_is_set_in_the_file() {
     use ohua::deploy::Scaling;
@@ -719,6 +791,9 @@ fn the_scaling_policy_is_set_in_the_file() {
     let d = Deployment::from_toml_str("replicas = \"elastic\"\nscaling = \"p99=5ms\"").unwrap();
     assert_eq!(d.scaling, Scaling::p99(Duration::from_millis(5)));
     assert_eq!(d.scaling.to_string(), "p99=5ms");
+    let d = Deployment::from_toml_str("replicas = \"elastic\"\nscaling = \"request-p99=20ms, floor=500/s\"").unwrap();
+    let sla = ohua::deploy::RequestGoal::new(Duration::from_millis(20)).floor(500.0);
+    assert_eq!(d.scaling, Scaling::request(sla));
     let bad = Deployment::from_toml_str("scaling = \"fast\"").unwrap_err().to_string();
     assert!(bad.contains("scaling") && bad.contains("p99=<n>ms"), "{bad}");
 }

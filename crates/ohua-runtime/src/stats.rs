@@ -138,8 +138,10 @@ pub const MAX_DECISIONS: usize = 256;
 ///     items_per_sec: 9_000,
 ///     ns_per_item: 100_000,
 ///     backlog: true,
+///     path_ns_per_item: 250_000,
 /// };
 /// assert!(d.to_string().contains("1 -> 2 replicas"));
+/// assert!(d.to_string().ends_with("on a path of 250.0 µs)"));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ScalingDecision {
@@ -155,20 +157,29 @@ pub struct ScalingDecision {
     pub ns_per_item: u64,
     /// Whether every open replica was full while an item waited.
     pub backlog: bool,
+    /// Cost of one item over every elastic operator of the run, in
+    /// nanoseconds (`deploy::Load::path_ns_per_item`).
+    pub path_ns_per_item: u64,
 }
 
 impl std::fmt::Display for ScalingDecision {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "at {:.3} s: {} -> {} replicas ({} items/s of {:.1} µs{})",
+            "at {:.3} s: {} -> {} replicas ({} items/s of {:.1} µs{}",
             self.at.as_secs_f64(),
             self.from,
             self.to,
             self.items_per_sec,
             self.ns_per_item as f64 / 1e3,
             if self.backlog { ", backlog" } else { "" }
-        )
+        )?;
+        // The path's cost is news only where other elastic operators add
+        // to it (what a goal per request is split over).
+        if self.path_ns_per_item > self.ns_per_item {
+            write!(f, ", on a path of {:.1} µs", self.path_ns_per_item as f64 / 1e3)?;
+        }
+        f.write_str(")")
     }
 }
 

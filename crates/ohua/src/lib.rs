@@ -86,8 +86,8 @@ pub mod update {
 /// how keyed state is split into key groups.
 pub mod deploy {
     pub use ohua_runtime::deploy::{
-        DeployError, IoMode, LatencyGoal, Load, Opening, Plan, ReplicaRule, Replication, Scaling, ScalingPolicy,
-        SectionRule, SectionStrategy, Throughput,
+        DeployError, IoMode, LatencyGoal, Load, Opening, Plan, ReplicaRule, Replication, RequestGoal, Scaling,
+        ScalingPolicy, SectionRule, SectionStrategy, Throughput,
     };
     pub use ohua_runtime::keyed::{Groups, KeyOf, KEY_GROUPS};
     pub use ohua_runtime::update::Regroup;

@@ -15,6 +15,10 @@
 //!   keeps an item's 99th-percentile time in the operator (its wait and its
 //!   cost) within the goal, so a loose goal uses fewer cores than
 //!   `throughput` and a tight one more.
+//! - [`RequestGoal`] (`scaling = "request-p99=20ms"`, optionally
+//!   `,floor=5000/s`): the goal is for a request's whole path, split among
+//!   the run's elastic operators in proportion to their cost
+//!   (`deploy/request_goal.rs`).
 //!
 //! "Static" is not a policy here: a deployment with fixed replicas
 //! (`replicas = "auto"`, a count, rules) never asks one.
@@ -23,6 +27,7 @@ use std::fmt;
 use std::str::FromStr;
 use std::time::Duration;
 
+use super::request_goal::RequestGoal;
 use super::scaling::{needed_replicas, replicas_at, Load};
 use super::DeployError;
 use crate::sync::process::{Arc, Mutex};
@@ -43,7 +48,7 @@ use crate::sync::process::{Arc, Mutex};
 ///         if load.items_per_sec > 0.0 { load.lanes } else { 1 }
 ///     }
 /// }
-/// let load = Load { lanes: 4, active: 1, items_per_sec: 10.0, ns_per_item: 1e3, backlog: false };
+/// let load = Load { lanes: 4, active: 1, items_per_sec: 10.0, ns_per_item: 1e3, backlog: false, path_ns_per_item: 1e3 };
 /// assert_eq!(Scaling::custom(AllIn).replicas(&load), 4);
 /// ```
 pub trait ScalingPolicy: Send + Sync + fmt::Debug {
@@ -79,7 +84,7 @@ const P99_OVER_MEAN: f64 = 4.605;
 /// Utilisations [`LatencyGoal`] keeps a replica within, whatever the goal:
 /// above the upper one a burst queues without bound, and below the lower
 /// one an impossible goal would ask for every lane on any load.
-const UTILISATION_RANGE: (f64, f64) = (0.1, 0.95);
+pub(super) const UTILISATION_RANGE: (f64, f64) = (0.1, 0.95);
 
 /// Keep an item's 99th-percentile time in the operator within `p99`
 /// (Kokku et al.'s slack policy; see the module docs).
@@ -97,7 +102,7 @@ const UTILISATION_RANGE: (f64, f64) = (0.1, 0.95);
 /// use ohua_runtime::deploy::{LatencyGoal, Load, ScalingPolicy, Throughput};
 /// use std::time::Duration;
 /// // 1,000 items/s of 0.5 ms: half a replica busy.
-/// let load = Load { lanes: 8, active: 1, items_per_sec: 1000.0, ns_per_item: 5e5, backlog: false };
+/// let load = Load { lanes: 8, active: 1, items_per_sec: 1000.0, ns_per_item: 5e5, backlog: false, path_ns_per_item: 5e5 };
 /// assert_eq!(Throughput.replicas(&load), 1);
 /// // A goal of 5 ms allows a replica 54 % busy: one replica.
 /// assert_eq!(LatencyGoal { p99: Duration::from_millis(5) }.replicas(&load), 1);
@@ -141,8 +146,9 @@ impl ScalingPolicy for LatencyGoal {
 /// ([`Deployment::scaling`](super::Deployment::scaling), the `scaling`
 /// key, `OHUA_SCALING`); [`Throughput`] by default.
 ///
-/// As text: `throughput`, or `p99=<n>ms` / `p99=<n>us` for a
-/// [`LatencyGoal`]. Two values are equal when they print the same
+/// As text: `throughput`, `p99=<n>ms` / `p99=<n>us` for a
+/// [`LatencyGoal`], or `request-p99=<n>ms` with an optional
+/// `,floor=<n>/s` for a [`RequestGoal`]. Two values are equal when they print the same
 /// ([`ScalingPolicy::describe`]).
 ///
 /// # Example
@@ -166,6 +172,22 @@ impl Scaling {
     /// A [`LatencyGoal`] of `p99`.
     pub fn p99(p99: Duration) -> Self {
         Scaling(Arc::new(LatencyGoal { p99 }))
+    }
+
+    /// A [`RequestGoal`]: `goal` for a request's whole path, split among
+    /// the run's elastic operators; `RequestGoal::new(goal).floor(n)` adds a
+    /// throughput floor.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ohua_runtime::deploy::{RequestGoal, Scaling};
+    /// use std::time::Duration;
+    /// let sla = Scaling::request(RequestGoal::new(Duration::from_millis(20)).floor(5000.0));
+    /// assert_eq!(sla, "request-p99=20ms,floor=5000/s".parse().unwrap());
+    /// ```
+    pub fn request(goal: RequestGoal) -> Self {
+        Scaling(Arc::new(goal))
     }
 
     /// A policy of your own.
@@ -238,11 +260,30 @@ impl FromStr for Scaling {
         if t == "throughput" {
             return Ok(Scaling::throughput());
         }
-        let goal = t.strip_prefix("p99=").ok_or_else(|| bad("expected `throughput` or `p99=<n>ms`"))?;
-        let goal = parse_duration(goal.trim())
-            .filter(|d| !d.is_zero())
-            .ok_or_else(|| bad("expected a positive goal with a unit: `p99=5ms`, `p99=800us`"))?;
-        Ok(Scaling::p99(goal))
+        let goal = |text: &str| {
+            parse_duration(text.trim())
+                .filter(|d| !d.is_zero())
+                .ok_or_else(|| bad("expected a positive goal with a unit: `p99=5ms`, `p99=800us`"))
+        };
+        if let Some(rest) = t.strip_prefix("request-p99=") {
+            let (p99, floor) = match rest.split_once(',') {
+                Some((p99, floor)) => (p99, Some(floor.trim())),
+                None => (rest, None),
+            };
+            let request = RequestGoal::new(goal(p99)?);
+            let Some(floor) = floor else { return Ok(Scaling::request(request)) };
+            let per_sec = floor
+                .strip_prefix("floor=")
+                .and_then(|f| f.trim().strip_suffix("/s"))
+                .and_then(|n| n.trim().parse::<f64>().ok())
+                .filter(|n| n.is_finite() && *n > 0.0)
+                .ok_or_else(|| bad("expected a positive floor in items per second: `request-p99=20ms,floor=5000/s`"))?;
+            return Ok(Scaling::request(request.floor(per_sec)));
+        }
+        let p99 = t
+            .strip_prefix("p99=")
+            .ok_or_else(|| bad("expected `throughput`, `p99=<n>ms` or `request-p99=<n>ms[,floor=<n>/s]`"))?;
+        Ok(Scaling::p99(goal(p99)?))
     }
 }
 
@@ -286,7 +327,7 @@ mod tests {
     use super::*;
 
     fn load(items_per_sec: f64, ns_per_item: f64, active: usize, backlog: bool) -> Load {
-        Load { lanes: 8, active, items_per_sec, ns_per_item, backlog }
+        Load { lanes: 8, active, items_per_sec, ns_per_item, backlog, path_ns_per_item: ns_per_item }
     }
 
     #[test]
@@ -313,12 +354,33 @@ mod tests {
 
     #[test]
     fn scaling_prints_and_parses_back() {
-        for text in ["throughput", "p99=5ms", "p99=800us", "p99=1500us"] {
+        for text in
+            ["throughput", "p99=5ms", "p99=800us", "p99=1500us", "request-p99=20ms", "request-p99=2ms,floor=800/s"]
+        {
             let s: Scaling = text.parse().unwrap();
             assert_eq!(s.to_string(), text);
         }
         assert_eq!("p99=1.5ms".parse::<Scaling>().unwrap(), Scaling::p99(Duration::from_micros(1500)));
-        for bad in ["", "latency", "p99=", "p99=5", "p99=0ms", "p99=-1ms", "p99=5 parsecs"] {
+        assert_eq!(
+            "request-p99=1.5ms, floor=1e3/s".parse::<Scaling>().unwrap(),
+            Scaling::request(RequestGoal::new(Duration::from_micros(1500)).floor(1000.0))
+        );
+        for bad in [
+            "",
+            "latency",
+            "p99=",
+            "p99=5",
+            "p99=0ms",
+            "p99=-1ms",
+            "p99=5 parsecs",
+            "request-p99=",
+            "request-p99=20",
+            "request-p99=20ms,",
+            "request-p99=20ms,floor=5000",
+            "request-p99=20ms,floor=0/s",
+            "request-p99=20ms,floor=fast/s",
+            "request-p99=20ms,ceiling=5/s",
+        ] {
             let e = bad.parse::<Scaling>().unwrap_err().to_string();
             assert!(e.contains("scaling"), "{bad}: {e}");
         }

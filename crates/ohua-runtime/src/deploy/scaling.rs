@@ -22,7 +22,7 @@ pub const TARGET_UTILISATION: f64 = 0.8;
 /// ```
 /// use ohua_runtime::deploy::{needed_replicas, Load};
 /// // 3,000 items/s of 0.5 ms each: 1.5 replicas busy, 1.9 with headroom.
-/// let load = Load { lanes: 4, active: 1, items_per_sec: 3000.0, ns_per_item: 500_000.0, backlog: false };
+/// let load = Load { lanes: 4, active: 1, items_per_sec: 3000.0, ns_per_item: 500_000.0, backlog: false, path_ns_per_item: 500_000.0 };
 /// assert_eq!(needed_replicas(&load), 2);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -37,6 +37,11 @@ pub struct Load {
     pub ns_per_item: f64,
     /// Whether the scatter found every open lane full during the window.
     pub backlog: bool,
+    /// Cost of one item summed over every elastic operator of the run
+    /// that has measured one, this operator included, in nanoseconds: the
+    /// request's path that a latency goal per request is split over
+    /// ([`RequestGoal`](super::RequestGoal)). At least `ns_per_item`.
+    pub path_ns_per_item: f64,
 }
 
 /// The replicas the operator should use next (`1..=lanes`): see the module
@@ -66,7 +71,7 @@ mod tests {
     use super::*;
 
     fn load(items_per_sec: f64, ns_per_item: f64, active: usize, backlog: bool) -> Load {
-        Load { lanes: 4, active, items_per_sec, ns_per_item, backlog }
+        Load { lanes: 4, active, items_per_sec, ns_per_item, backlog, path_ns_per_item: ns_per_item }
     }
 
     #[test]

@@ -7,6 +7,7 @@ use crate::node::chain::Stage;
 use crate::node::elastic::{Elastic, Probe};
 use crate::node::inputs::DataInputs;
 use crate::node::outputs::OutputSet;
+use crate::node::path::PathCosts;
 use crate::node::replicate::{order_capacity, Gather, Scatter, LANE_DEPTH, REORDER_DEPTH};
 use crate::node::Node;
 use crate::port::{In, Out};
@@ -50,6 +51,9 @@ pub struct Builder<'a> {
     elastic: Vec<Option<Elastic>>,
     /// A service's replaceable scaling policy ([`Builder::set_service`]).
     live_scaling: Option<crate::deploy::LiveScaling>,
+    /// The costs of the run's elastic operators, which a goal per request
+    /// is split over (`node/path.rs`).
+    path: PathCosts,
 }
 
 /// An operator beyond one per node: a replica or a merge of node `anchor`.
@@ -88,6 +92,7 @@ impl<'a> Builder<'a> {
             control: None,
             elastic: vec![None; graph.nodes.len()],
             live_scaling: None,
+            path: PathCosts::new(graph.nodes.len()),
         }
     }
 
@@ -376,7 +381,10 @@ impl<'a> Builder<'a> {
         let (scaling, live) = (&self.plan.scaling, &self.live_scaling);
         Some(
             self.elastic[id]
-                .get_or_insert_with(|| Elastic::with_scaling(lanes, opening, scaling.clone(), live.clone()))
+                .get_or_insert_with(|| {
+                    let path = Some(self.path.slot(id));
+                    Elastic::with_scaling(lanes, opening, scaling.clone(), live.clone(), path)
+                })
                 .clone(),
         )
     }

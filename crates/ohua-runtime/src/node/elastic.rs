@@ -50,6 +50,7 @@ use crate::deploy::{LiveScaling, Load, Opening, Scaling, MIN_FIRING_NS};
 use crate::stats::{ScalingDecision, MAX_DECISIONS};
 use crate::sync::{Arc, AtomicU64, AtomicUsize, Mutex, Ordering};
 
+use super::path::PathSlot;
 use super::{Node, Step};
 
 /// Items replica 0 must have run (after its first step) before the probe
@@ -91,6 +92,9 @@ struct Shared {
     scaling: Scaling,
     /// A service's replacement for `scaling`, if it set one.
     live: Option<LiveScaling>,
+    /// Where the operator publishes its cost to the run's other elastic
+    /// operators and reads theirs (`node/path.rs`).
+    path: Option<PathSlot>,
     active: AtomicUsize,
     /// Items replica 0 had run when the lanes opened (0: not opened).
     opened_after: AtomicU64,
@@ -121,17 +125,25 @@ impl Elastic {
     /// A handle for `lanes` lanes, of which only lane 0 is in use until
     /// the probe opens them as `opening` says.
     pub fn new(lanes: usize, opening: Opening) -> Self {
-        Elastic::with_scaling(lanes, opening, Scaling::default(), None)
+        Elastic::with_scaling(lanes, opening, Scaling::default(), None, None)
     }
 
     /// Like [`Elastic::new`], following the load (`Opening::Load`) as
-    /// `live` decides once it holds a policy, as `scaling` until then.
-    pub fn with_scaling(lanes: usize, opening: Opening, scaling: Scaling, live: Option<LiveScaling>) -> Self {
+    /// `live` decides once it holds a policy, as `scaling` until then, on
+    /// the run's `path` of elastic operators if given.
+    pub(crate) fn with_scaling(
+        lanes: usize,
+        opening: Opening,
+        scaling: Scaling,
+        live: Option<LiveScaling>,
+        path: Option<PathSlot>,
+    ) -> Self {
         Elastic(Arc::new(Shared {
             lanes,
             opening,
             scaling,
             live,
+            path,
             active: AtomicUsize::new(1),
             opened_after: AtomicU64::new(0),
             ns_per_item: AtomicU64::new(0),
@@ -185,6 +197,7 @@ impl Elastic {
                 items_per_sec: load.items_per_sec.round() as u64,
                 ns_per_item: load.ns_per_item.round() as u64,
                 backlog: load.backlog,
+                path_ns_per_item: load.path_ns_per_item.round() as u64,
             });
         }
     }
@@ -207,10 +220,20 @@ impl Elastic {
         self.0.ns_per_item.load(Ordering::Relaxed)
     }
 
-    /// Record `ns` as replica 0's cost per item (tests of the scatter).
-    #[cfg(test)]
+    /// Record `ns` as replica 0's cost per item, and publish it on the
+    /// run's path.
     pub(crate) fn set_ns_per_item(&self, ns: u64) {
         self.0.ns_per_item.store(ns, Ordering::Relaxed);
+        if let Some(path) = &self.0.path {
+            path.set(ns);
+        }
+    }
+
+    /// The cost per item over the run's elastic operators, this one's
+    /// included (`Load::path_ns_per_item`); its own without a path.
+    pub fn path_ns_per_item(&self) -> u64 {
+        let own = self.ns_per_item();
+        self.0.path.as_ref().map_or(own, |path| path.total().max(own))
     }
 
     /// Times the open lanes changed, and the most lanes open at once.
@@ -296,14 +319,14 @@ impl<N: Node> Probe<N> {
             // Following the load: a moving average over the sampled steps.
             let now = nanos / items.max(1) as u64;
             let avg = self.elastic.ns_per_item();
-            self.elastic.0.ns_per_item.store((avg * 7 + now) / 8, Ordering::Relaxed);
+            self.elastic.set_ns_per_item((avg * 7 + now) / 8);
             self.items += items as u64;
             return;
         }
         self.items += items as u64;
         self.nanos += nanos;
         let per_item = self.nanos / self.items.max(1);
-        self.elastic.0.ns_per_item.store(per_item, Ordering::Relaxed);
+        self.elastic.set_ns_per_item(per_item);
         if load {
             return;
         }

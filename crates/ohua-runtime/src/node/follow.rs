@@ -62,6 +62,7 @@ impl LoadWindow {
             items_per_sec: self.dealt as f64 / secs,
             ns_per_item: e.ns_per_item() as f64,
             backlog: self.backlog,
+            path_ns_per_item: e.path_ns_per_item() as f64,
         };
         let policy = e.scaling();
         let need = policy.replicas(&load);

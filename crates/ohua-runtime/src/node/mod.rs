@@ -117,6 +117,7 @@ pub mod install;
 pub mod keyed;
 pub mod marks;
 pub mod outputs;
+pub(crate) mod path;
 mod regroup;
 pub mod replicate;
 pub(crate) mod slot;

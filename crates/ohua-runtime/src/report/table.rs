@@ -242,6 +242,7 @@ mod tests {
             items_per_sec: 9_000,
             ns_per_item: 100_000,
             backlog: to > from,
+            path_ns_per_item: 100_000,
         };
         following.decisions = (0..10).map(|k| decision(20 * k, 1 + (k as usize % 2), 2 - (k as usize % 2))).collect();
         let r = two_sections(vec![opened, kept, following]);
