@@ -534,6 +534,11 @@ impl<R> Service<R> {
     /// // Tighter replies from now on: a p99 of 2 ms per operator.
     /// service.set_scaling(Scaling::p99(std::time::Duration::from_millis(2)));
     /// tx.send(2).unwrap();
+    /// // An SLA: 5 ms per request over the whole path, and capacity for
+    /// // at least 1,000 requests a second.
+    /// let sla = ohua::deploy::RequestGoal::new(std::time::Duration::from_millis(5)).floor(1000.0);
+    /// service.set_scaling(Scaling::request(sla));
+    /// tx.send(0).unwrap();
     /// drop(tx);
     /// assert_eq!(service.join(), 6);
     /// ```

@@ -328,7 +328,9 @@ impl Deployment {
     /// The same deployment, with elastic operators that follow their load
     /// (`replicas = "elastic"`) scaled by `scaling` (the `scaling` key,
     /// `OHUA_SCALING`): [`Scaling::throughput`] (the default),
-    /// [`Scaling::p99`] for a latency goal, or [`Scaling::custom`].
+    /// [`Scaling::p99`] for a latency goal per operator,
+    /// [`Scaling::request`] for one per request with an optional
+    /// throughput floor, or [`Scaling::custom`].
     ///
     /// # Example
     ///
