@@ -22,12 +22,13 @@
 //! often the elastic replicas changed and the busy time of each replica
 //! (what the cores were used for).
 
-use std::sync::mpsc::{Receiver, Sender};
-use std::time::{Duration, Instant};
+use std::sync::mpsc::Sender;
+use std::time::Duration;
 
 use ohua::{algorithm, Deployment, Replication, SectionStrategy};
 
 use crate::common::{header, mix, rounds_for};
+use crate::elastic_load::{p99_per_window, print_steps, run, Req, Schedule, Serve};
 
 /// Work per item on one replica.
 const COST: Duration = Duration::from_micros(100);
@@ -43,9 +44,6 @@ const SLA: Duration = Duration::from_millis(5);
 
 /// Windows over which p99 is checked against [`SLA`].
 const WINDOW: Duration = Duration::from_millis(250);
-
-/// A request: its sequence number and when it was sent.
-type Req = (u64, Instant);
 
 /// The stateless work: `rounds` of [`mix`].
 fn handle(req: Req, rounds: u64) -> Req {
@@ -71,7 +69,7 @@ impl Replies {
 macro_rules! service {
     ($name:ident) => {
         #[algorithm]
-        fn $name(rx: Receiver<Req>, tx: Sender<Req>, rounds: u64) -> u64 {
+        fn $name(rx: std::sync::mpsc::Receiver<Req>, tx: Sender<Req>, rounds: u64) -> u64 {
             let mut replies = Replies::new(tx);
             for req in rx {
                 let r = handle(req, rounds);
@@ -86,84 +84,6 @@ service!(serve_one);
 service!(serve_two);
 service!(serve_elastic);
 service!(serve_p99);
-
-type Serve = fn(Receiver<Req>, Sender<Req>, u64) -> u64;
-
-/// Latencies per step of one deployment's run, and its run report.
-fn run(serve: Serve, d: Deployment, rounds: u64, rate_one: f64) -> (Vec<Vec<(Instant, Duration)>>, ohua::RunReport) {
-    let (req_tx, req_rx) = std::sync::mpsc::channel::<Req>();
-    let (rep_tx, rep_rx) = std::sync::mpsc::channel::<Req>();
-    let server = std::thread::spawn(move || {
-        let (_, reports) = ohua::profile(|| ohua::with_deployment(d, || serve(req_rx, rep_tx, rounds)));
-        reports.into_iter().next().expect("one run")
-    });
-    let collector = std::thread::spawn(move || {
-        let mut got = Vec::new();
-        for (id, sent) in rep_rx {
-            got.push((id, sent, sent.elapsed()));
-        }
-        got
-    });
-    // Open loop: item i of a step is due at i / rate, whatever the replies.
-    // The generator sleeps 0.5 ms at a time and then sends every item that
-    // is due, stamped with its due time, so its latency counts from when
-    // it was due (no coordinated omission) and the generator does not take
-    // a core of the two by spinning.
-    let mut bounds = Vec::new();
-    let mut id = 0;
-    for share in STEPS {
-        let rate = share * rate_one;
-        let start = Instant::now();
-        bounds.push(id);
-        let n = (rate * STEP_SECS) as u64;
-        let mut i = 0;
-        while i < n {
-            std::thread::sleep(Duration::from_micros(500));
-            let now = Instant::now();
-            while i < n {
-                let due = start + Duration::from_secs_f64(i as f64 / rate);
-                if due > now {
-                    break;
-                }
-                req_tx.send((id, due)).expect("server alive");
-                id += 1;
-                i += 1;
-            }
-        }
-    }
-    bounds.push(id);
-    drop(req_tx);
-    let report = server.join().expect("server");
-    let got = collector.join().expect("collector");
-    assert_eq!(got.len() as u64, id, "every request answered");
-    assert!(got.iter().enumerate().all(|(i, r)| r.0 == i as u64), "replies in order");
-    let steps = bounds
-        .windows(2)
-        .map(|b| got[b[0] as usize..b[1] as usize].iter().map(|&(_, sent, lat)| (sent, lat)).collect())
-        .collect();
-    (steps, report)
-}
-
-fn percentile(lat: &mut [Duration], p: f64) -> Duration {
-    lat.sort();
-    lat[((lat.len() as f64 * p) as usize).min(lat.len() - 1)]
-}
-
-/// Share of [`WINDOW`]s of `step` whose p99 met [`SLA`].
-fn windows_met(step: &[(Instant, Duration)]) -> (usize, usize) {
-    let Some(&(t0, _)) = step.first() else { return (0, 0) };
-    let mut windows: Vec<Vec<Duration>> = Vec::new();
-    for &(sent, lat) in step {
-        let w = ((sent - t0).as_secs_f64() / WINDOW.as_secs_f64()) as usize;
-        if windows.len() <= w {
-            windows.resize(w + 1, Vec::new());
-        }
-        windows[w].push(lat);
-    }
-    let full: Vec<_> = windows.into_iter().filter(|w| !w.is_empty()).collect();
-    let met = full.iter().filter(|w| percentile(&mut (*w).clone(), 0.99) <= SLA).count();
-    (met, full.len())
-}
 
 pub fn run_bench() {
     header("elastic", "a service whose load steps 30 % -> 90 % -> 30 % -> 110 % -> 30 % of one replica's capacity");
@@ -189,25 +109,11 @@ pub fn run_bench() {
         "deployment", "load", "p50 ms", "p99 ms", "max ms", "windows ok"
     );
     let mut lines = Vec::new();
+    let load = Schedule { steps: &STEPS, step_secs: STEP_SECS, rate_one };
     for (name, serve, d) in variants {
-        let (steps, report) = run(serve, d, rounds, rate_one);
-        let p99 = p99_per_window(&steps);
-        for (share, mut step) in STEPS.iter().zip(steps) {
-            let (met, total) = windows_met(&step);
-            let mut lat: Vec<Duration> = step.drain(..).map(|(_, l)| l).collect();
-            let ms = |d: Duration| d.as_secs_f64() * 1e3;
-            let (p50, p99) = (percentile(&mut lat, 0.5), percentile(&mut lat, 0.99));
-            let max = *lat.last().expect("items");
-            println!(
-                "  {name:<32} {:>5.0}% {:>9.3} {:>9.3} {:>9.3} {:>7}/{:<4}",
-                share * 100.0,
-                ms(p50),
-                ms(p99),
-                ms(max),
-                met,
-                total
-            );
-        }
+        let crate::elastic_load::LoadRun { steps, report, .. } = run(serve, d, rounds, load);
+        let p99 = p99_per_window(&steps, WINDOW);
+        print_steps(name, steps, load, WINDOW, SLA, f64::INFINITY);
         let node = report.nodes.iter().find(|n| n.name.contains("/handle#")).expect("handle");
         let busy: Vec<String> = node.replicas.iter().map(|r| format!("{:.0} ms", r.busy.as_secs_f64() * 1e3)).collect();
         let elastic = node
@@ -237,25 +143,4 @@ pub fn run_bench() {
         Err(e) => println!("  plot: cannot write {path}: {e}"),
     }
     println!();
-}
-
-/// The p99 of each [`WINDOW`] of the whole run, by the window's start in
-/// seconds since the first item was due.
-fn p99_per_window(steps: &[Vec<(Instant, Duration)>]) -> Vec<(f64, Duration)> {
-    let all: Vec<(Instant, Duration)> = steps.iter().flatten().copied().collect();
-    let Some(&(t0, _)) = all.first() else { return Vec::new() };
-    let mut windows: Vec<Vec<Duration>> = Vec::new();
-    for (sent, lat) in all {
-        let w = ((sent - t0).as_secs_f64() / WINDOW.as_secs_f64()) as usize;
-        if windows.len() <= w {
-            windows.resize(w + 1, Vec::new());
-        }
-        windows[w].push(lat);
-    }
-    windows
-        .into_iter()
-        .enumerate()
-        .filter(|(_, w)| !w.is_empty())
-        .map(|(k, mut w)| (k as f64 * WINDOW.as_secs_f64(), percentile(&mut w, 0.99)))
-        .collect()
 }

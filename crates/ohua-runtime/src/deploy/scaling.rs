@@ -35,7 +35,9 @@ pub struct Load {
     pub items_per_sec: f64,
     /// Cost of one item on one replica, in nanoseconds (0: not measured yet).
     pub ns_per_item: f64,
-    /// Whether the scatter found every open lane full during the window.
+    /// Whether the scatter found every open lane full during the window,
+    /// or its thread was on a CPU for nearly all of it (the items then
+    /// wait before the scatter, in the loop's source: `node/follow.rs`).
     pub backlog: bool,
     /// Cost of one item summed over every elastic operator of the run
     /// that has measured one, this operator included, in nanoseconds: the

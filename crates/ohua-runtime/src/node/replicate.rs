@@ -514,8 +514,9 @@ mod tests {
         assert_eq!(elastic.active(), 2, "a backlog opens a lane");
         assert_eq!(scatter.step(2), Step::Progress(2), "into lane 1");
         scatter.flush();
-        // Replica work drains the lanes; a window of 4 items in 25 ms (160
-        // per second of 1 ms: 0.2 of a replica) closes lane 1 again.
+        // Replica work drains the lanes; light windows (3 items in 65 ms,
+        // then 1: 0.05 of a replica of 1 ms, and below the 80 per second
+        // one lane was backlogged at: `REOPENED_MARGIN`) close lane 1 again.
         let mut lanes = (Vec::new(), Vec::new());
         let mut drain = |r0: &mut crate::arc::Receiver<(u32,)>, r1: &mut crate::arc::Receiver<(u32,)>| {
             lanes.0.extend(std::iter::from_fn(|| r0.pop()));
@@ -524,12 +525,12 @@ mod tests {
             r1.flush();
         };
         drain(&mut r0, &mut r1);
-        std::thread::sleep(WINDOW + std::time::Duration::from_millis(5));
+        std::thread::sleep(3 * WINDOW + std::time::Duration::from_millis(5));
         assert_eq!(scatter.step(1), Step::Progress(1));
         scatter.flush();
         assert_eq!(elastic.active(), 2, "one light window does not close a lane (CLOSE_AFTER)");
         drain(&mut r0, &mut r1);
-        std::thread::sleep(WINDOW + std::time::Duration::from_millis(5));
+        std::thread::sleep(3 * WINDOW + std::time::Duration::from_millis(5));
         assert_eq!(scatter.step(1), Step::Progress(1));
         scatter.flush();
         assert_eq!(elastic.active(), 1, "a second one does");

@@ -1,0 +1,182 @@
+//! The open-loop load of the `elastic` benchmarks: a generator that sends
+//! requests at a rate stepping through a schedule, the replies' latencies
+//! per step, and their p99 per window against an SLA.
+
+use std::sync::mpsc::{Receiver, Sender};
+use std::time::{Duration, Instant};
+
+use ohua::Deployment;
+
+/// A request: its sequence number and when it was due.
+pub type Req = (u64, Instant);
+
+/// A service under load: requests in, replies (in order) out, `rounds` of
+/// work per unit of cost.
+pub type Serve = fn(Receiver<Req>, Sender<Req>, u64) -> u64;
+
+/// The load: shares of one core's capacity, `secs` each.
+#[derive(Clone, Copy)]
+pub struct Schedule {
+    pub steps: &'static [f64],
+    pub step_secs: f64,
+    /// Requests per second one core can take (1 / the work per request).
+    pub rate_one: f64,
+}
+
+/// Each step's requests, as (when due, latency).
+pub type Steps = Vec<Vec<(Instant, Duration)>>;
+
+/// The CPU time the process has used so far (all its threads), in seconds.
+fn cpu_secs() -> f64 {
+    // SAFETY: `getrusage` fills the struct it is given; all-zero is a valid
+    // `rusage`.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) };
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    secs(usage.ru_utime) + secs(usage.ru_stime)
+}
+
+/// What one deployment's run under the load measured.
+pub struct LoadRun {
+    /// Each step's requests, as (when due, latency).
+    pub steps: Steps,
+    /// The run's report.
+    pub report: ohua::RunReport,
+    /// Cores the process used during each step: its CPU time over the
+    /// step's wall time (the generator's share included, a few percent).
+    pub cores: Vec<f64>,
+}
+
+/// One deployment's run of `serve` over `load`. Checks that every request
+/// was answered, in order.
+pub fn run(serve: Serve, d: Deployment, rounds: u64, load: Schedule) -> LoadRun {
+    let (req_tx, req_rx) = std::sync::mpsc::channel::<Req>();
+    let (rep_tx, rep_rx) = std::sync::mpsc::channel::<Req>();
+    let server = std::thread::spawn(move || {
+        let (_, reports) = ohua::profile(|| ohua::with_deployment(d, || serve(req_rx, rep_tx, rounds)));
+        reports.into_iter().next().expect("one run")
+    });
+    let collector = std::thread::spawn(move || {
+        let mut got = Vec::new();
+        for (id, sent) in rep_rx {
+            got.push((id, sent, sent.elapsed()));
+        }
+        got
+    });
+    // Open loop: item i of a step is due at i / rate, whatever the replies.
+    // The generator sleeps 0.5 ms at a time and then sends every item that
+    // is due, stamped with its due time, so its latency counts from when
+    // it was due (no coordinated omission) and the generator does not take
+    // a core of the two by spinning.
+    let mut bounds = Vec::new();
+    let mut cores = Vec::new();
+    let mut id = 0;
+    for share in load.steps {
+        let rate = share * load.rate_one;
+        let start = Instant::now();
+        let cpu = cpu_secs();
+        bounds.push(id);
+        let n = (rate * load.step_secs) as u64;
+        let mut i = 0;
+        while i < n {
+            std::thread::sleep(Duration::from_micros(500));
+            let now = Instant::now();
+            while i < n {
+                let due = start + Duration::from_secs_f64(i as f64 / rate);
+                if due > now {
+                    break;
+                }
+                req_tx.send((id, due)).expect("server alive");
+                id += 1;
+                i += 1;
+            }
+        }
+        cores.push((cpu_secs() - cpu) / start.elapsed().as_secs_f64());
+    }
+    bounds.push(id);
+    drop(req_tx);
+    let report = server.join().expect("server");
+    let got = collector.join().expect("collector");
+    assert_eq!(got.len() as u64, id, "every request answered");
+    assert!(got.iter().enumerate().all(|(i, r)| r.0 == i as u64), "replies in order");
+    let steps = bounds
+        .windows(2)
+        .map(|b| got[b[0] as usize..b[1] as usize].iter().map(|&(_, sent, lat)| (sent, lat)).collect())
+        .collect();
+    LoadRun { steps, report, cores }
+}
+
+/// The `p` quantile of `lat` (sorts it).
+pub fn percentile(lat: &mut [Duration], p: f64) -> Duration {
+    lat.sort();
+    lat[((lat.len() as f64 * p) as usize).min(lat.len() - 1)]
+}
+
+/// The latencies of `items` by `window`, counted from the first item's due
+/// time (empty windows left out), with each window's start in seconds.
+fn by_window(items: &[(Instant, Duration)], window: Duration) -> Vec<(f64, Vec<Duration>)> {
+    let Some(&(t0, _)) = items.first() else { return Vec::new() };
+    let mut windows: Vec<Vec<Duration>> = Vec::new();
+    for &(sent, lat) in items {
+        let w = ((sent - t0).as_secs_f64() / window.as_secs_f64()) as usize;
+        if windows.len() <= w {
+            windows.resize(w + 1, Vec::new());
+        }
+        windows[w].push(lat);
+    }
+    windows
+        .into_iter()
+        .enumerate()
+        .filter(|(_, w)| !w.is_empty())
+        .map(|(k, w)| (k as f64 * window.as_secs_f64(), w))
+        .collect()
+}
+
+/// How many `window`s of `step` had a p99 within `sla`, of how many.
+pub fn windows_met(step: &[(Instant, Duration)], window: Duration, sla: Duration) -> (usize, usize) {
+    let windows = by_window(step, window);
+    let total = windows.len();
+    let met = windows.into_iter().filter(|(_, w)| percentile(&mut w.clone(), 0.99) <= sla).count();
+    (met, total)
+}
+
+/// The p99 of each `window` of the whole run, by the window's start in
+/// seconds since the first item was due.
+pub fn p99_per_window(steps: &Steps, window: Duration) -> Vec<(f64, Duration)> {
+    let all: Vec<(Instant, Duration)> = steps.iter().flatten().copied().collect();
+    by_window(&all, window).into_iter().map(|(t, mut w)| (t, percentile(&mut w, 0.99))).collect()
+}
+
+/// Print one line per step: load, p50/p99/max and the windows that met
+/// `sla`; the windows met and counted over the steps other than those at
+/// `overload` or above.
+pub fn print_steps(
+    name: &str,
+    steps: Steps,
+    load: Schedule,
+    window: Duration,
+    sla: Duration,
+    overload: f64,
+) -> (usize, usize) {
+    let (mut met_all, mut total_all) = (0, 0);
+    for (share, step) in load.steps.iter().zip(steps) {
+        let (met, total) = windows_met(&step, window, sla);
+        if *share < overload {
+            (met_all, total_all) = (met_all + met, total_all + total);
+        }
+        let mut lat: Vec<Duration> = step.into_iter().map(|(_, l)| l).collect();
+        let ms = |d: Duration| d.as_secs_f64() * 1e3;
+        let (p50, p99) = (percentile(&mut lat, 0.5), percentile(&mut lat, 0.99));
+        let max = *lat.last().expect("items");
+        println!(
+            "  {name:<32} {:>5.0}% {:>9.3} {:>9.3} {:>9.3} {:>7}/{:<4}",
+            share * 100.0,
+            ms(p50),
+            ms(p99),
+            ms(max),
+            met,
+            total
+        );
+    }
+    (met_all, total_all)
+}
