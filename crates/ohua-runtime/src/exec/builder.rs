@@ -52,8 +52,9 @@ pub struct Builder<'a> {
     /// A service's replaceable scaling policy ([`Builder::set_service`]).
     live_scaling: Option<crate::deploy::LiveScaling>,
     /// The costs of the run's elastic operators, which a goal per request
-    /// is split over (`node/path.rs`).
-    path: PathCosts,
+    /// is split over (`node/path.rs`); made with the first of them, so a
+    /// run without any allocates nothing for it.
+    path: Option<PathCosts>,
 }
 
 /// An operator beyond one per node: a replica or a merge of node `anchor`.
@@ -92,7 +93,7 @@ impl<'a> Builder<'a> {
             control: None,
             elastic: vec![None; graph.nodes.len()],
             live_scaling: None,
-            path: PathCosts::new(graph.nodes.len()),
+            path: None,
         }
     }
 
@@ -382,7 +383,8 @@ impl<'a> Builder<'a> {
         Some(
             self.elastic[id]
                 .get_or_insert_with(|| {
-                    let path = Some(self.path.slot(id));
+                    let nodes = self.graph.nodes.len();
+                    let path = Some(self.path.get_or_insert_with(|| PathCosts::new(nodes)).slot(id));
                     Elastic::with_scaling(lanes, opening, scaling.clone(), live.clone(), path)
                 })
                 .clone(),
