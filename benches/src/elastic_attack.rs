@@ -120,7 +120,7 @@ impl Flows {
 
 /// Stateless: 1/10 of the work; about one request in 10,000 is an attack.
 fn inspect(r: &Req, good: bool, rounds: u64) -> bool {
-    good && mix(r.0, rounds / 10) % 10_007 == 0
+    good && mix(r.0, rounds / 10).is_multiple_of(10_007)
 }
 
 impl Files {
