@@ -34,7 +34,11 @@ use crate::sync::process::{Arc, Mutex};
 
 /// Decides the replicas an elastic operator uses next from what it
 /// measured over the last window. Called on the operator's scatter, once
-/// per window in which items arrived, so it should be cheap.
+/// per window in which items arrived, so it should be cheap. Where it asks
+/// for fewer replicas than are open, it is asked again with 10 % more
+/// arrivals, and a replica closes only if that answer is fewer too (a band
+/// between opening and closing, so a rate near its threshold does not
+/// open and close a replica in turn).
 ///
 /// # Example
 ///

@@ -7,7 +7,7 @@
 
 use std::time::Instant;
 
-use crate::deploy::Load;
+use crate::deploy::{Load, Scaling};
 
 use super::elastic::{Elastic, WINDOW};
 
@@ -48,6 +48,17 @@ pub(super) const SATURATED: f64 = 0.95;
 /// 40-60 ms (48-72 changes in a 3 s step). The rate that saturated fewer
 /// lanes is a measured bound the model does not see.
 pub(super) const REOPENED_MARGIN: f64 = 0.9;
+
+/// Arrivals a policy must still ask fewer lanes for, as a multiple of
+/// the window's, before a lane closes.
+///
+/// Why: near a policy's threshold the arrivals of one 20 ms window vary
+/// by more than its headroom. The latency-goal policy allows a replica
+/// 91 % busy for 100 µs items and a 5 ms goal, and at 90 % of one replica
+/// (`ohua-bench elastic`) it asked for 1 and 2 lanes in turn: 16 changes
+/// over 5 steps with [`CLOSE_AFTER`] alone. Asking again with 10 % more
+/// arrivals gives every policy the same band between opening and closing.
+pub(super) const CLOSE_HEADROOM: f64 = 1.1;
 
 /// Arrivals at a scatter whose replicas follow the load, over one
 /// [`WINDOW`].
@@ -112,16 +123,7 @@ impl LoadWindow {
             path_ns_per_item: e.path_ns_per_item() as f64,
         };
         let policy = e.scaling();
-        let mut need = policy.replicas(&load);
-        let mut backlogged_at = self.backlogged_at;
-        if load.backlog && need > load.active {
-            backlogged_at = Some((load.active, load.items_per_sec));
-        }
-        if let Some((lanes, rate)) = backlogged_at {
-            if need <= lanes && load.items_per_sec >= REOPENED_MARGIN * rate {
-                need = need.max((lanes + 1).min(load.active));
-            }
-        }
+        let (need, mut backlogged_at) = decide(&policy, &load, self.backlogged_at);
         let fewer_asked = if need < load.active { self.fewer_asked + 1 } else { 0 };
         if need > load.active || fewer_asked >= CLOSE_AFTER {
             tracing::debug!(?load, need, %policy, "ohua: elastic replicas follow the load");
@@ -137,6 +139,30 @@ impl LoadWindow {
     }
 }
 
+/// The lanes a window's `load` calls for under `policy`, with the lanes
+/// last found backlogged and their rate (before and after this window):
+/// the policy's answer, kept from closing a lane while the rate that
+/// backlogged fewer lasts ([`REOPENED_MARGIN`]) or while 10 % more
+/// arrivals would keep it ([`CLOSE_HEADROOM`]). No clock: the tests give
+/// it loads.
+fn decide(policy: &Scaling, load: &Load, backlogged_at: Option<(usize, f64)>) -> (usize, Option<(usize, f64)>) {
+    let mut need = policy.replicas(load);
+    let mut backlogged_at = backlogged_at;
+    if load.backlog && need > load.active {
+        backlogged_at = Some((load.active, load.items_per_sec));
+    }
+    if let Some((lanes, rate)) = backlogged_at {
+        if need <= lanes && load.items_per_sec >= REOPENED_MARGIN * rate {
+            need = need.max((lanes + 1).min(load.active));
+        }
+    }
+    if need < load.active {
+        let busier = Load { items_per_sec: load.items_per_sec * CLOSE_HEADROOM, ..*load };
+        need = need.max(policy.replicas(&busier).min(load.active));
+    }
+    (need, backlogged_at)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -147,6 +173,39 @@ mod tests {
     fn window(w: &mut LoadWindow, e: &Elastic, dealt: u64, backlog: bool, len: Duration) {
         std::thread::sleep(len);
         w.follow(e, dealt, backlog);
+    }
+
+    fn load(active: usize, items_per_sec: f64, backlog: bool) -> Load {
+        // 1 ms per item: `throughput` opens a second lane above 800 per
+        // second on one (80 % busy).
+        Load { lanes: 4, active, items_per_sec, ns_per_item: 1e6, backlog, path_ns_per_item: 1e6 }
+    }
+
+    #[test]
+    fn a_lane_closes_only_if_ten_percent_more_arrivals_would_close_it_too() {
+        let policy = Scaling::throughput();
+        // Two lanes open: 1,000/s needs them (1.25 at 80 %).
+        assert_eq!(decide(&policy, &load(2, 1000.0, false), None).0, 2);
+        // 780/s: the rule asks for one, but 858/s would ask for two.
+        assert_eq!(policy.replicas(&load(2, 780.0, false)), 1);
+        assert_eq!(decide(&policy, &load(2, 780.0, false), None).0, 2, "kept: within the band");
+        // 700/s: 770/s still asks for one.
+        assert_eq!(decide(&policy, &load(2, 700.0, false), None).0, 1);
+        // Opening has no band: 810/s on one lane opens a second.
+        assert_eq!(decide(&policy, &load(1, 810.0, false), None).0, 2);
+    }
+
+    #[test]
+    fn a_backlog_is_remembered_with_its_rate_until_the_lanes_it_had_are_back() {
+        let policy = Scaling::throughput();
+        // One lane backlogged at 700/s (its core also ran other calls): a second opens.
+        let (need, at) = decide(&policy, &load(1, 700.0, true), None);
+        assert_eq!((need, at), (2, Some((1, 700.0))));
+        // On two lanes, 650/s would close one by the rate (and the band),
+        // but it is above 90 % of the rate that backlogged one lane.
+        assert_eq!(decide(&policy, &load(2, 650.0, false), at), (2, at));
+        // 600/s is below it: one lane.
+        assert_eq!(decide(&policy, &load(2, 600.0, false), at).0, 1);
     }
 
     #[test]
