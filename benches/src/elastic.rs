@@ -28,7 +28,7 @@ use std::time::Duration;
 use ohua::{algorithm, Deployment, Replication, SectionStrategy};
 
 use crate::common::{header, mix, rounds_for};
-use crate::elastic_load::{p99_per_window, print_steps, run, Req, Schedule, Serve};
+use crate::elastic_load::{p99_per_window, print_steps, run, Replies, Req, Schedule, Serve};
 
 /// Work per item on one replica.
 const COST: Duration = Duration::from_micros(100);
@@ -49,19 +49,6 @@ const WINDOW: Duration = Duration::from_millis(250);
 fn handle(req: Req, rounds: u64) -> Req {
     std::hint::black_box(mix(req.0, rounds));
     req
-}
-
-/// Replies in order (the state every request passes).
-struct Replies(Sender<Req>);
-
-impl Replies {
-    fn new(tx: Sender<Req>) -> Self {
-        Replies(tx)
-    }
-
-    fn send(&mut self, r: Req) {
-        let _ = self.0.send(r);
-    }
 }
 
 /// The service: one copy per deployment, so that each run is its graph's

@@ -34,7 +34,7 @@ use ohua::deploy::{KeyOf, RequestGoal, Scaling};
 use ohua::{algorithm, keyed, Deployment, Keyed, Replication, SectionStrategy};
 
 use crate::common::{header, mix, rounds_for};
-use crate::elastic_load::{print_steps, run, Req, Schedule, Serve};
+use crate::elastic_load::{print_steps, run, Replies, Req, Schedule, Serve};
 
 /// Work per request on one core.
 const COST: Duration = Duration::from_micros(100);
@@ -135,17 +135,6 @@ impl Files {
             *digest ^= mix(r.0 ^ *version, self.1 * 9 / 10);
         }
         *r
-    }
-}
-
-/// Replies in order.
-struct Replies(Sender<Req>);
-impl Replies {
-    fn new(tx: Sender<Req>) -> Self {
-        Replies(tx)
-    }
-    fn send(&mut self, r: Req) {
-        let _ = self.0.send(r);
     }
 }
 

@@ -14,6 +14,20 @@ pub type Req = (u64, Instant);
 /// work per unit of cost.
 pub type Serve = fn(Receiver<Req>, Sender<Req>, u64) -> u64;
 
+/// Replies in order: the state every request of a service under load
+/// passes last.
+pub struct Replies(Sender<Req>);
+
+impl Replies {
+    pub fn new(tx: Sender<Req>) -> Self {
+        Replies(tx)
+    }
+
+    pub fn send(&mut self, r: Req) {
+        let _ = self.0.send(r);
+    }
+}
+
 /// The load: shares of one core's capacity, `secs` each.
 #[derive(Clone, Copy)]
 pub struct Schedule {
