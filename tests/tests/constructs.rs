@@ -227,7 +227,7 @@ fn for_over_an_iterator_of_unknown_length() {
 
 /// A parameter taken by reference may be iterated directly: the items
 /// borrow the caller's data, which outlives the run. (`for x in &local` is
-/// rejected with a message; see `compile_fail/for_over_borrowed_local.rs`.)
+/// rejected with a message; see `tests/compile_fail/cases/for_over_borrowed_local.rs`.)
 #[algorithm]
 fn borrowed_parameter(xs: &[i64], words: &[String]) -> (Vec<i64>, usize) {
     let mut out = Vec::new();
@@ -425,7 +425,7 @@ fn word_count(s: &str) -> usize {
 
 /// A `let` may borrow from a parameter taken by reference (the caller's data
 /// outlives the run); borrowing from a local is rejected with advice
-/// (`compile_fail/borrowing_let.rs`).
+/// (`tests/compile_fail/cases/borrowing_let.rs`).
 #[algorithm]
 fn borrow_of_a_parameter(text: &str) -> (usize, String) {
     let t = text.trim();

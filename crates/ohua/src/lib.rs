@@ -111,7 +111,7 @@ pub mod report {
     // here: rustc shortens a type in an error message to its bare name only
     // when no other public item of the dependencies has that name, and the
     // enum's `Source` variant would make every `Source<Db>` print as
-    // `ohua::Source<Db>` (compile_fail/write_to_a_read_only_source.stderr).
+    // `ohua::Source<Db>` (tests/compile_fail/cases/write_to_a_read_only_source.stderr).
     pub use ohua_runtime::graph::{ArcInfo, GraphInfo, NodeInfo};
     pub use ohua_runtime::report::{
         to_dot, CallTiming, ElasticStats, IoSite, IoStats, NodeStats, ReplicaStats, ScalingDecision, SectionStats,

@@ -4,5 +4,5 @@
 #[test]
 fn rejected_constructs() {
     let t = trybuild::TestCases::new();
-    t.compile_fail("compile_fail/*.rs");
+    t.compile_fail("cases/*.rs");
 }
