@@ -68,28 +68,25 @@ fn file_of(r: &Req) -> u64 {
 
 /// Per flow: requests seen and whether it is blocked.
 #[derive(Clone, Default)]
-struct Flows(BTreeMap<u64, (u64, bool)>, ());
+struct Flows(BTreeMap<u64, (u64, bool)>);
 
-/// Per file: its version and a digest of what was served. (The rounds of
-/// work per request live in the state: a keyed call whose only other
-/// input from outside the loop is its state runs on replicas.)
+/// Per file: its version and a digest of what was served.
 #[derive(Clone, Default)]
-struct Files(BTreeMap<u64, (u64, u64)>, u64);
+struct Files(BTreeMap<u64, (u64, u64)>);
 
 macro_rules! keyed_map {
     ($state:ident, $key_of:ident) => {
         impl Keyed for $state {
             type Key = u64;
             fn split(self, parts: usize, part_of: &dyn Fn(&u64) -> usize) -> Vec<Self> {
-                let mut out = vec![$state(BTreeMap::new(), self.1); parts];
+                let mut out = vec![$state(BTreeMap::new()); parts];
                 for (k, v) in self.0 {
                     out[part_of(&k)].0.insert(k, v);
                 }
                 out
             }
             fn merge(parts: Vec<Self>) -> Self {
-                let rest = parts.first().map_or(Default::default(), |p| p.1);
-                $state(parts.into_iter().flat_map(|p| p.0).collect(), rest)
+                $state(parts.into_iter().flat_map(|p| p.0).collect())
             }
         }
         impl KeyOf<$state> for Req {
@@ -124,15 +121,17 @@ fn inspect(r: &Req, good: bool, rounds: u64) -> bool {
 }
 
 impl Files {
-    fn new(rounds: u64) -> Self {
-        Files(BTreeMap::new(), rounds)
+    fn new() -> Self {
+        Files::default()
     }
     /// 9/10 of the work for a request that passed; the request back.
-    fn serve(&mut self, r: &Req, pass: bool) -> Req {
+    /// (`rounds`, a parameter of the algorithm, is read on every replica:
+    /// each holds a copy.)
+    fn serve(&mut self, r: &Req, pass: bool, rounds: u64) -> Req {
         if pass {
             let (version, digest) = self.0.entry(file_of(r)).or_default();
             *version += 1;
-            *digest ^= mix(r.0 ^ *version, self.1 * 9 / 10);
+            *digest ^= mix(r.0 ^ *version, rounds * 9 / 10);
         }
         *r
     }
@@ -143,13 +142,13 @@ macro_rules! detector {
         #[algorithm]
         fn $name(rx: Receiver<Req>, tx: Sender<Req>, rounds: u64) -> u64 {
             let mut flows = keyed(Flows::new());
-            let mut files = keyed(Files::new(rounds));
+            let mut files = keyed(Files::new());
             let mut replies = Replies::new(tx);
             for req in rx {
                 let good = flows.classify(&req);
                 let attack = inspect(&req, good, rounds);
                 flows.report(&req, attack);
-                let served = files.serve(&req, good && !attack);
+                let served = files.serve(&req, good && !attack, rounds);
                 replies.send(served);
             }
             0

@@ -69,9 +69,16 @@ fn generated_programs_contain_keyed_calls_and_fused_keyed_regions() {
     let code = generated_code(programs);
     let keyed = code.iter().filter(|c| c.contains("run_keyed")).count();
     let fused = code.iter().filter(|c| c.contains("::core::convert::identity")).count();
-    println!("of {programs} programs: {keyed} call a keyed state on replicas, {fused} fuse a keyed region");
+    // A keyed call that also reads the parameter `k`: its closure takes the
+    // state first, then `k` (`graph/ops/call.rs`).
+    let with_k = code.iter().filter(|c| c.contains("(mut ks, mut k)")).count();
+    println!(
+        "of {programs} programs: {keyed} call a keyed state on replicas, {fused} fuse a keyed region, \
+         {with_k} call it on replicas with the parameter `k`"
+    );
     assert!(keyed * 20 >= programs, "only {keyed} programs call a keyed state on replicas");
     assert!(fused * 20 >= programs, "only {fused} programs fuse calls on a keyed state");
+    assert!(with_k * 20 >= programs, "only {with_k} programs call a keyed state on replicas reading `k`");
 }
 
 #[test]

@@ -57,6 +57,14 @@ impl Ledger {
     }
 }
 
+impl Ledger {
+    /// [`Ledger::record`] of the value times `scale`, a parameter of the
+    /// algorithm: each replica reads its own copy.
+    fn record_scaled(&mut self, r: &Req, scale: u64) -> (u64, u64, u64) {
+        self.record(&Req { key: r.key, value: r.value.wrapping_mul(scale) })
+    }
+}
+
 /// Replies to the client.
 struct Replies(Sender<(u64, u64, u64)>);
 
@@ -77,19 +85,40 @@ fn ledger(requests: Receiver<Req>, replies: Sender<(u64, u64, u64)>) -> Ledger {
     ledger
 }
 
+/// [`ledger`] whose keyed call also reads a parameter.
+#[ohua::algorithm]
+fn scaled_ledger(requests: Receiver<Req>, replies: Sender<(u64, u64, u64)>, scale: u64) -> Ledger {
+    let mut ledger = ohua::keyed(Ledger::default());
+    let mut out = Replies(replies);
+    for r in requests {
+        let reply = ledger.record_scaled(&r, scale);
+        out.send(reply);
+    }
+    ledger
+}
+
+/// [`ledger`], or with `Some(scale)` [`scaled_ledger`].
+fn either_ledger(requests: Receiver<Req>, replies: Sender<(u64, u64, u64)>, scale: Option<u64>) -> Ledger {
+    match scale {
+        None => ledger(requests, replies),
+        Some(scale) => scaled_ledger(requests, replies, scale),
+    }
+}
+
 /// A reply: the key, its calls so far, a hash of their order.
 type Reply = (u64, u64, u64);
 
 /// What a rescaling did.
 type Outcome = Result<ohua::update::MarkReport, ohua::update::MarkError>;
 
-/// The replies and final ledger of the sequential run over `reqs`.
-fn sequential(reqs: &[Req]) -> (Vec<Reply>, Ledger) {
+/// The replies and final ledger of the sequential run over `reqs`
+/// ([`either_ledger`]).
+fn sequential(reqs: &[Req], scale: Option<u64>) -> (Vec<Reply>, Ledger) {
     let (tx, rx) = channel();
     let (rtx, rrx) = channel();
     reqs.iter().for_each(|r| tx.send(*r).unwrap());
     drop(tx);
-    let ledger = ohua::sequential(|| ledger(rx, rtx));
+    let ledger = ohua::sequential(|| either_ledger(rx, rtx, scale));
     (rrx.iter().collect(), ledger)
 }
 
@@ -123,6 +152,7 @@ fn skewed(n: u64, rng: &mut Rng) -> Vec<Req> {
 /// the replies, the final ledger and every rescaling's outcome.
 fn rescaled_run(
     d: Deployment,
+    scale: Option<u64>,
     reqs: &[Req],
     rescalings: usize,
     replicas: u64,
@@ -130,7 +160,7 @@ fn rescaled_run(
 ) -> (Vec<Reply>, Ledger, Vec<Outcome>) {
     let (tx, rx) = channel();
     let (rtx, rrx) = channel();
-    let svc = ohua::service(move || ohua::with_deployment(d, || ledger(rx, rtx)));
+    let svc = ohua::service(move || ohua::with_deployment(d, || either_ledger(rx, rtx, scale)));
     let every = (reqs.len() / rescalings.max(1)).max(1) as u64;
     let mut pending = Vec::new();
     for (i, r) in reqs.iter().enumerate() {
@@ -148,22 +178,29 @@ fn rescaled_run(
 }
 
 fn replicated(n: usize, sections: SectionStrategy) -> Deployment {
-    Deployment::default().workers(2).sections(sections).replicas(format!("ledger/record#.*={n}").parse().unwrap())
+    Deployment::default()
+        .workers(2)
+        .sections(sections)
+        .replicas(format!("(scaled_)?ledger/record.*={n}").parse().unwrap())
 }
 
 /// The check: a keyed service under skewed load, 50 random
 /// rescalings while requests flow: every reply (a key's count and a hash
 /// of its calls' order) and the final state are sequential's, and every
-/// rescaling moved the keyed call's groups.
+/// rescaling moved the keyed call's groups. By the seed's parity, the keyed
+/// call also reads a parameter (whose copies stay on the replicas while
+/// the parts move).
 #[test]
 fn fifty_random_rescalings_keep_every_keys_count_and_call_order() {
     let seed = seed();
     let mut rng = Rng(seed | 1);
+    let scale = (seed % 2 == 1).then_some(3 + seed % 5);
     for (n, sections) in [(4, SectionStrategy::PerOperator), (2, SectionStrategy::Single), (3, SectionStrategy::Auto)] {
         let reqs = skewed(1500, &mut rng);
-        let (replies, state) = sequential(&reqs);
-        let what = format!("{n} replicas, {sections} sections, OHUA_RESCALE_SEED={seed}");
-        let (got, got_state, outcomes) = rescaled_run(replicated(n, sections.clone()), &reqs, 50, n as u64, &mut rng);
+        let (replies, state) = sequential(&reqs, scale);
+        let what = format!("{n} replicas, {sections} sections, scale {scale:?}, OHUA_RESCALE_SEED={seed}");
+        let (got, got_state, outcomes) =
+            rescaled_run(replicated(n, sections.clone()), scale, &reqs, 50, n as u64, &mut rng);
         assert_eq!(got.len(), replies.len(), "{what}: every request answered once");
         if let Some(i) = (0..got.len()).find(|&i| got[i] != replies[i]) {
             panic!("{what}: reply {i} is {:?}, sequentially {:?}", got[i], replies[i]);
@@ -246,28 +283,29 @@ fn a_keyed_state_made_per_request_rescales_between_requests() {
 
 /// About 0.2 ms of work (release; about 1 ms in the dev profile):
 /// dependent multiply-rotate rounds the compiler cannot fold.
-fn heavy(x: u64) -> u64 {
+fn heavy(x: u64, rounds: u64) -> u64 {
     let mut h = x | 1;
-    for _ in 0..100_000 {
+    for _ in 0..rounds {
         h = h.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(17) ^ x;
     }
     std::hint::black_box(h)
 }
 
 impl Ledger {
-    /// [`Ledger::record`] after `heavy`'s work.
-    fn record_heavy(&mut self, r: &Req) -> (u64, u64, u64) {
-        heavy(r.value);
+    /// [`Ledger::record`] after `heavy`'s work of `rounds` rounds (a
+    /// parameter of the algorithm, as in the AttackDetector benchmark).
+    fn record_heavy(&mut self, r: &Req, rounds: u64) -> (u64, u64, u64) {
+        heavy(r.value, rounds);
         self.record(r)
     }
 }
 
 #[ohua::algorithm]
-fn busy_ledger(requests: Receiver<Req>, replies: Sender<(u64, u64, u64)>) -> Ledger {
+fn busy_ledger(requests: Receiver<Req>, replies: Sender<(u64, u64, u64)>, rounds: u64) -> Ledger {
     let mut ledger = ohua::keyed(Ledger::default());
     let mut out = Replies(replies);
     for r in requests {
-        let reply = ledger.record_heavy(&r);
+        let reply = ledger.record_heavy(&r, rounds);
         out.send(reply);
     }
     ledger
@@ -281,12 +319,12 @@ fn busy_ledger(requests: Receiver<Req>, replies: Sender<(u64, u64, u64)>) -> Led
 fn a_keyed_services_replicas_follow_the_load_by_moving_key_groups() {
     let mut rng = Rng(seed() | 1);
     let reqs = skewed(340, &mut rng);
-    let (replies, state) = sequential(&reqs);
+    let (replies, state) = sequential(&reqs, None);
     let d =
         Deployment::default().workers(2).sections(SectionStrategy::Auto).replicas(ohua::deploy::Replication::Elastic);
     let (tx, rx) = channel();
     let (rtx, rrx) = channel();
-    let svc = ohua::service(move || ohua::profile(|| ohua::with_deployment(d, || busy_ledger(rx, rtx))));
+    let svc = ohua::service(move || ohua::profile(|| ohua::with_deployment(d, || busy_ledger(rx, rtx, 100_000))));
     for (i, r) in reqs.iter().enumerate() {
         // A burst of 300, then, once it has been served, one per 5 ms.
         if i == 300 {

@@ -379,6 +379,54 @@ fn two_calls_on_a_keyed_state_in_one_body_run_together_on_the_keys_replica() {
     }
 }
 
+impl PerKey {
+    /// Record the event weighed by values from outside the loop (read-only
+    /// parameters of the algorithm).
+    fn record_weighed(&mut self, e: &Event, factor: u64, table: &[u64]) -> u64 {
+        let w = e.value.wrapping_mul(factor).wrapping_add(table[(e.value % table.len() as u64) as usize]);
+        self.record(&Event { key: e.key, value: w })
+    }
+}
+
+#[ohua::algorithm]
+fn weighed_flows(batches: Vec<Vec<Event>>, factor: u64, table: &[u64]) -> (Vec<u64>, PerKey) {
+    let mut state = ohua::keyed(PerKey::default());
+    let mut sums = Vec::new();
+    for batch in batches {
+        for e in batch {
+            let s = state.record_weighed(&e, factor, table);
+            sums.push(s);
+        }
+    }
+    (sums, state)
+}
+
+/// Regression (issue 23's AttackDetector benchmark, where
+/// `files.serve(&req, pass, rounds)` ran on one replica): a call on a keyed
+/// state that also reads parameters of a `Clone` type runs on replicas by
+/// key, each with its own copies of the parameters, in a loop nested in
+/// another, and gives sequential's results and state.
+#[test]
+fn a_keyed_call_that_also_reads_parameters_runs_on_replicas_by_key() {
+    let table: Vec<u64> = (0..13).map(|i| i * 7919).collect();
+    for (keys, skewed) in [(5, false), (300, false), (40, true)] {
+        let flat = events(600, keys, skewed, keys + 3);
+        let batches: Vec<Vec<Event>> = flat.chunks(1 + (keys as usize % 7) * 10).map(<[Event]>::to_vec).collect();
+        let expected = ohua::sequential(|| weighed_flows(batches.clone(), 3, &table));
+        check(|| weighed_flows(batches.clone(), 3, &table));
+        for n in [2, 3] {
+            for sections in [SectionStrategy::Single, SectionStrategy::PerOperator] {
+                let d = rules("weighed_flows/record_weighed#.*", n, sections.clone());
+                let (got, reports) =
+                    ohua::profile(|| ohua::with_deployment(d, || weighed_flows(batches.clone(), 3, &table)));
+                assert_eq!(got, expected, "{keys} keys (skewed: {skewed}), {n} replicas, {sections}");
+                let node = reports[0].nodes.iter().find(|s| s.name.contains("record_weighed")).unwrap();
+                assert_eq!(node.replicas.len(), n, "{}", reports[0]);
+            }
+        }
+    }
+}
+
 #[test]
 fn key_groups_are_balanced_over_the_replicas_by_the_loads_of_the_last_run() {
     // Four keys whose groups all lie in the first of two contiguous

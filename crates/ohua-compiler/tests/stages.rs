@@ -142,3 +142,68 @@ fn keyed_state_used_twice_in_loop_is_one_resident_operator() {
     assert!(code.contains("run_keyed"), "{code}");
     assert!(code.contains("keys.of(&(&r))"), "routed by the first call's key: {code}");
 }
+
+/// The code stage of `item`.
+fn code_of(item: &syn::ItemFn) -> String {
+    compile(item, &[]).expect("compiles").stage("code").unwrap()
+}
+
+/// A call on a keyed state that also reads parameters (a number, a shared
+/// reference): still routed by key, the state first among its sticky
+/// inputs whatever order the statement names them in, each parameter
+/// fanned out to the replicas.
+#[test]
+fn keyed_call_that_reads_parameters_is_routed_by_key() {
+    let item: syn::ItemFn = syn::parse_quote! {
+        fn serve(reqs: Vec<Req>, rounds: u32, cfg: &Config) -> Vec<u64> {
+            let mut files = ohua::keyed(Files::new());
+            let mut out = Vec::new();
+            for r in reqs {
+                let reply = pick(rounds, files.serve(&r, rounds, cfg));
+                out.push(reply);
+            }
+            out
+        }
+    };
+    let code = code_of(&item);
+    assert!(code.contains("run_keyed"), "{code}");
+    assert!(code.contains("keys.of(&(&r))"), "routed by the call's key: {code}");
+    // The closure takes the state first, then the parameters.
+    let closure = code.split("run_keyed").nth(1).unwrap();
+    let (files, rounds) = (closure.find("mut files").unwrap(), closure.find("mut rounds").unwrap());
+    assert!(files < rounds, "the state first: {closure}");
+}
+
+/// What keeps a call on a keyed state on one operator: another state it
+/// reads, or a key that names a value from outside the loop (the key is
+/// evaluated again where only the loop's values are at hand).
+#[test]
+fn keyed_call_with_another_state_or_a_key_from_outside_the_loop_runs_once() {
+    let other_state: syn::ItemFn = syn::parse_quote! {
+        fn serve(reqs: Vec<Req>) -> Vec<u64> {
+            let mut files = ohua::keyed(Files::new());
+            let mut log = Log::new();
+            let mut out = Vec::new();
+            for r in reqs {
+                let reply = files.serve(&r, &mut log);
+                out.push(reply);
+            }
+            out
+        }
+    };
+    let key_from_outside: syn::ItemFn = syn::parse_quote! {
+        fn serve(reqs: Vec<Req>, k: u64) -> Vec<u64> {
+            let mut files = ohua::keyed(Files::new());
+            let mut out = Vec::new();
+            for r in reqs {
+                let reply = files.serve(&k, &r);
+                out.push(reply);
+            }
+            out
+        }
+    };
+    for item in [other_state, key_from_outside] {
+        let code = code_of(&item);
+        assert!(!code.contains("run_keyed"), "{code}");
+    }
+}

@@ -200,13 +200,19 @@ impl Gen {
         let nest = ind < 5 && self.budget > 2;
         if let (Some(key), 1) = (self.key.clone(), self.loop_depth) {
             if self.rng.chance(1, 3) {
-                // A call on the keyed state, for this iteration's key.
+                // A call on the keyed state, for this iteration's key; every
+                // third one also reads the parameter `k` (a value from
+                // outside the loop that each replica holds a copy of). Chosen
+                // by the name counter, not the random stream, so that the
+                // other programs stay as they were.
+                let with_k = self.next.is_multiple_of(3);
+                let arg = |v: String| if with_k { format!("f2({v}, k)") } else { v };
                 if self.rng.chance(1, 2) {
                     let x = self.new_name();
-                    *out += &format!("{p}let {x} = ks.record(&{key}, {});\n", self.var());
+                    *out += &format!("{p}let {x} = ks.record(&{key}, {});\n", arg(self.var()));
                     self.bind(x);
                 } else {
-                    *out += &format!("{p}ks.record(&{key}, {});\n", self.var());
+                    *out += &format!("{p}ks.record(&{key}, {});\n", arg(self.var()));
                 }
                 return;
             }

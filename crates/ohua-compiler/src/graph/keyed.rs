@@ -5,8 +5,9 @@
 //! `let [mut] s = keyed(..);` (any path ending in `keyed`, such as
 //! `ohua::keyed`) and nothing assigns to it. A call site on it inside a loop
 //! may run on replicas that each own the part of the state for their keys
-//! (`ohua-runtime`'s `node/keyed.rs`) if the state is its only sticky input
-//! and its code calls a method on the state whose first argument, the key,
+//! (`ohua-runtime`'s `node/keyed.rs`) if its other sticky inputs, if any,
+//! are read-only `Clone` values (each replica reads its own copy) and its
+//! code calls a method on the state whose first argument, the key,
 //! is a plain value: a local, a field of one, a reference to either, or a
 //! method call without arguments on one (it is evaluated once more, to
 //! route the call, so it must not have effects).
@@ -164,23 +165,34 @@ fn is_marker_call(e: &syn::Expr, marker: &str) -> bool {
 
 impl Graph {
     /// For a call on a keyed state that may be replicated by key: the
-    /// state's name and the key expression (the first argument of the first
-    /// method call on it).
-    pub fn keyed_call(&self, n: NodeId) -> Option<(&syn::Ident, &syn::Expr)> {
+    /// state's position among the call's sticky inputs and the key
+    /// expression (the first argument of the first method call on it).
+    ///
+    /// The call's other sticky inputs must be read-only `Clone` values
+    /// ([`cloneable_params`]): each replica reads its own copy. The key
+    /// must name none of the sticky inputs: it is evaluated once more, to
+    /// route the call, where only the data inputs are at hand.
+    pub fn keyed_call(&self, n: NodeId) -> Option<(usize, &syn::Expr)> {
         let node = &self.nodes[n];
         let Kind::Call(c) = &node.kind else { return None };
-        let [state] = c.sticky.as_slice() else { return None };
-        if node.depth == 0 || !self.keyed.iter().any(|k| state.ident == k.as_str()) {
+        if node.depth == 0 {
             return None;
         }
+        let is_keyed = |s: &super::Sticky| self.keyed.iter().any(|k| s.ident == k.as_str());
+        let is_cloneable = |s: &super::Sticky| self.cloneable.iter().any(|p| s.ident == p.as_str());
+        let at = c.sticky.iter().position(is_keyed)?;
+        if c.sticky.iter().enumerate().any(|(k, s)| k != at && !is_cloneable(s)) {
+            return None;
+        }
+        let state = &c.sticky[at].ident;
         let code = match &c.code {
             Code::Let { expr, .. } | Code::Assign { expr, .. } => expr,
             _ => return None,
         };
-        let mut finder = FirstCall { state: &state.ident, key: None };
+        let mut finder = FirstCall { state, key: None };
         finder.visit_expr(code);
         let key = finder.key?;
-        (plain(key) && !mentions(key, &state.ident)).then_some((&state.ident, key))
+        (plain(key) && !c.sticky.iter().any(|s| mentions(key, &s.ident))).then_some((at, key))
     }
 }
 

@@ -22,6 +22,7 @@ use crate::node::call::Call;
 use crate::node::fan::{FanSticky, StickyJoin};
 use crate::node::inputs::DataInputs;
 use crate::node::keyed::KeyedScatter;
+use crate::node::keyed_sticky::KeyedSticky;
 use crate::node::outputs::OutputSet;
 use crate::node::replicate::{Gather, LANE_DEPTH, REORDER_DEPTH};
 use crate::node::sticky::{Sticky, StickySet};
@@ -208,18 +209,20 @@ where
     }
 }
 
-impl<'a, I, T, O> CallPorts<'_, 'a, I, (Sticky<T>,), O>
+impl<'a, I, S, O> CallPorts<'_, 'a, I, S, O>
 where
     I: DataInputs + 'a,
     O: OutputSet + 'a,
     I::Item: Send + 'a,
     O::Item: Send + 'a,
-    T: Keyed + 'a,
+    S: KeyedSticky + HoldFn<'a, I, O> + 'a,
 {
-    /// Install the operator of a call on a keyed state ([`crate::keyed`])
-    /// whose only sticky input is that state: as [`CallPorts::run`] if the
-    /// plan runs it once, else on the plan's replicas, each owning the part
-    /// of the state for its key groups; `key` gives an item's key group
+    /// Install the operator of a call on a keyed state ([`crate::keyed`]),
+    /// whose first sticky input is that state and whose others, if any, are
+    /// read-only values of a `Clone` type: as [`CallPorts::run`] if the plan
+    /// runs it once, else on the plan's replicas, each owning the part of
+    /// the state for its key groups and a copy of each other value
+    /// (`node/keyed_sticky.rs`); `key` gives an item's key group
     /// (`node/keyed.rs`). Each replica holds its function inline: the
     /// state goes into it and comes back at every firing (module docs).
     ///
@@ -229,20 +232,22 @@ where
     #[inline(never)]
     pub fn run_keyed<F, K>(self, f: F, key: K)
     where
-        F: FnMut(I::Item, (T,)) -> ((T,), O::Item) + Clone + Send + 'a,
-        K: FnMut(&I::Item, KeyFn<T>) -> usize + Send + 'a,
+        F: FnMut(I::Item, S::Values) -> (S::Values, O::Item) + Clone + Send + 'a,
+        K: FnMut(&I::Item, KeyFn<S::State>) -> usize + Send + 'a,
     {
         if !self.builder.plan().is_replicated(self.id) {
             return self.run(f);
         }
-        let CallPorts { builder, id, inputs, sticky: (sticky,), outputs } = self;
+        let CallPorts { builder, id, inputs, sticky, outputs } = self;
+        let (sticky, rest) = sticky.split();
         let (state, home, release) = sticky.into_parts();
+        let mut copies = rest.fan(builder, id, builder.plan().replicas[id]).into_iter();
         let (to_replicas, lanes) = builder.lanes::<I::Item>(id, true, LANE_DEPTH);
-        let (parts_out, parts_in) = builder.lanes::<T>(id, true, LANE_DEPTH);
+        let (parts_out, parts_in) = builder.lanes::<S::State>(id, true, LANE_DEPTH);
         let (results_out, results_in) = builder.lanes::<O::Item>(id, false, REORDER_DEPTH);
-        let (released_out, released_in) = builder.lanes::<T>(id, false, LANE_DEPTH);
+        let (released_out, released_in) = builder.lanes::<S::State>(id, false, LANE_DEPTH);
         // A live rescaling hands each part back to the scatter (one at a time).
-        let (backs_out, backs_in) = builder.lanes::<T>(id, false, 1);
+        let (backs_out, backs_in) = builder.lanes::<S::State>(id, false, 1);
         let (order, order_rx) = builder.order_arc(id);
         let groups = builder.plan().groups[id].clone();
         // Elastic replicas of a keyed call open by moving key groups.
@@ -256,14 +261,15 @@ where
         for (k, ((((lane, part), results), released), back)) in replicas.enumerate() {
             let mut f = f.clone();
             let part = Sticky::new(In::new(part), home, Out::new(vec![released])).with_hand_back(back);
-            let replica = Call::new((In::new(lane),), (part,), (Out::new(vec![results]),), move |(args,), state| {
-                let (state, results) = f(args, state);
-                (state, (results,))
+            let sticky = S::join(part, copies.next().expect("one set of sticky values per replica"));
+            let replica = Call::new((In::new(lane),), sticky, (Out::new(vec![results]),), move |(args,), values| {
+                let (values, results) = f(args, values);
+                (values, (results,))
             });
             builder.install_extra(id, Role::Replica(k), Box::new(replica));
         }
         let gather = Gather::with_markers_in_lanes(order_rx, results_in, outputs, |results| results);
         builder.install_extra(id, Role::Merge, Box::new(gather));
-        builder.install_extra(id, Role::Merge, Box::new(StickyJoin::new(released_in, release, T::merge)));
+        builder.install_extra(id, Role::Merge, Box::new(StickyJoin::new(released_in, release, S::State::merge)));
     }
 }

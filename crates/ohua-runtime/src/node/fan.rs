@@ -190,7 +190,7 @@ macro_rules! impl_fan {
         impl<$($name: Clone + Send),+> FanSticky for ($(Sticky<$name>,)+) {
             const HOLDS_VALUES: bool = true;
             #[allow(non_snake_case)]
-            fn fan<'a, I: Install<'a>>(self, builder: &mut I, id: usize, replicas: usize) -> Vec<Self>
+            fn fan<'a, Inst: Install<'a>>(self, builder: &mut Inst, id: usize, replicas: usize) -> Vec<Self>
             where
                 Self: 'a,
             {
@@ -205,3 +205,11 @@ impl_fan!(A 0);
 impl_fan!(A 0, B 1);
 impl_fan!(A 0, B 1, C 2);
 impl_fan!(A 0, B 1, C 2, D 3);
+impl_fan!(A 0, B 1, C 2, D 3, E 4);
+impl_fan!(A 0, B 1, C 2, D 3, E 4, F 5);
+impl_fan!(A 0, B 1, C 2, D 3, E 4, F 5, G 6);
+impl_fan!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
+impl_fan!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8);
+impl_fan!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9);
+impl_fan!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10);
+impl_fan!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11);

@@ -115,6 +115,7 @@ mod follow;
 pub mod inputs;
 pub mod install;
 pub mod keyed;
+pub mod keyed_sticky;
 pub mod marks;
 pub mod outputs;
 pub(crate) mod path;

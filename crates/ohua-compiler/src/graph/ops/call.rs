@@ -67,30 +67,59 @@ impl Operator for CallNode {
 }
 
 /// `b.call(id, data inputs, sticky inputs, outputs).run(closure);`
-/// (`run_replicable` for a replicable call).
+/// (`run_replicable` for a replicable call, `run_keyed` for a call on a
+/// keyed state).
 fn call(e: &Emit<'_>, c: &CallNode) -> TokenStream {
-    let (rt, g, n) = (e.rt(), e.g, e.n);
+    let (g, n) = (e.g, e.n);
+    // A call without state in a loop may run on replicas (the deployment
+    // decides); its closure captures nothing, so it is `Clone`. So may a
+    // call on a keyed state, routed by its key; the runtime takes the
+    // state as its first sticky input, so it goes first, and the closure
+    // binds the sticky values in that order too.
+    if let Some((state, key)) = g.keyed_call(n) {
+        let mut order: Vec<usize> = (0..c.sticky.len()).collect();
+        order.remove(state);
+        order.insert(0, state);
+        let route = key_route(c, key);
+        return call_with(e, c, &order, |b, id, ins, sticky, outs, f| {
+            quote!(#b.call(#id, #ins, #sticky, #outs).run_keyed(#f, #route);)
+        });
+    }
+    let run = if g.stateless(n) { quote!(run_replicable) } else { quote!(run) };
+    let order: Vec<usize> = (0..c.sticky.len()).collect();
+    call_with(e, c, &order, |b, id, ins, sticky, outs, f| quote!(#b.call(#id, #ins, #sticky, #outs).#run(#f);))
+}
+
+/// The parts of a call's statement: its data inputs, its sticky inputs in
+/// `order` (indices into `c.sticky`), its outputs and its closure, put
+/// together by `emit(builder, id, ins, sticky, outs, closure)`.
+fn call_with(
+    e: &Emit<'_>,
+    c: &CallNode,
+    order: &[usize],
+    emit: impl FnOnce(TokenStream, TokenStream, TokenStream, TokenStream, TokenStream, TokenStream) -> TokenStream,
+) -> TokenStream {
+    let rt = e.rt();
     let ins = (0..c.data.len()).map(|p| e.input(p));
     let base = c.returns.len();
-    let sticky = c.sticky.iter().enumerate().map(|(k, s)| {
+    let sticky = order.iter().map(|&k| {
         let i = e.input(c.data.len() + k);
         let release = e.output(base + k);
-        let home = num(s.home);
+        let home = num(c.sticky[k].home);
         quote!(#rt::Sticky::new(#i, #home, #release))
     });
     let outs = (0..base).map(|p| e.output(p));
     let fanned: Vec<bool> = (0..base).map(|p| e.fanned(p)).collect();
+    let ordered;
+    let c = if order.iter().enumerate().all(|(k, &o)| k == o) {
+        c
+    } else {
+        ordered = CallNode { sticky: order.iter().map(|&k| c.sticky[k].clone()).collect(), ..c.clone() };
+        &ordered
+    };
     let f = closure(c, &fanned);
     let (b, id) = (e.builder(), e.id());
-    // A call without state in a loop may run on replicas (the deployment
-    // decides); its closure captures nothing, so it is `Clone`. So may a
-    // call on a keyed state, routed by its key.
-    if let Some((_, key)) = g.keyed_call(n) {
-        let route = key_route(c, key);
-        return quote!(#b.call(#id, (#(#ins,)*), (#(#sticky,)*), (#(#outs,)*)).run_keyed(#f, #route););
-    }
-    let run = if g.stateless(n) { quote!(run_replicable) } else { quote!(run) };
-    quote!(#b.call(#id, (#(#ins,)*), (#(#sticky,)*), (#(#outs,)*)).#run(#f);)
+    emit(quote!(#b), quote!(#id), quote!((#(#ins,)*)), quote!((#(#sticky,)*)), quote!((#(#outs,)*)), f)
 }
 
 /// The closure giving the key group of a call on a keyed state: the data
