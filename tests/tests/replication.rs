@@ -493,6 +493,28 @@ fn a_call_that_reads_parameters_of_a_clone_type_runs_on_replicas_with_copies() {
     }
 }
 
+fn mix5(x: u64, a: u64, b: u64, c: u64, d: u64, e: &[u64]) -> u64 {
+    slow_square(x).wrapping_mul(a).wrapping_add(b * c).wrapping_sub(d) ^ e[(x % e.len() as u64) as usize]
+}
+
+#[ohua::algorithm]
+fn five_params(xs: Vec<u64>, a: u64, b: u64, c: u64, d: u64, e: &[u64]) -> Vec<u64> {
+    xs.into_iter().map(|x| mix5(x, a, b, c, d, e)).collect()
+}
+
+/// Regression: a call reading five parameters did not compile (copies for
+/// replicas were implemented for up to four values); now up to twelve.
+#[test]
+fn a_call_that_reads_five_parameters_runs_on_replicas() {
+    let e: Vec<u64> = (0..5).map(|i| i * 31).collect();
+    let expected = ohua::sequential(|| five_params(inputs(), 3, 5, 7, 11, &e));
+    check(|| five_params(inputs(), 3, 5, 7, 11, &e));
+    let d = rules("five_params/mix5#.*", 3, SectionStrategy::PerOperator);
+    let (got, reports) = ohua::profile(|| ohua::with_deployment(d, || five_params(inputs(), 3, 5, 7, 11, &e)));
+    assert_eq!(got, expected);
+    assert!(reports[0].nodes.iter().any(|s| s.replicas.len() == 3), "{}", reports[0]);
+}
+
 #[test]
 fn a_parameter_used_through_a_method_stays_a_state_and_keeps_its_order() {
     let run = |d: Option<Deployment>| {
