@@ -34,7 +34,7 @@ use ohua::deploy::{KeyOf, RequestGoal, Scaling};
 use ohua::{algorithm, keyed, Deployment, Keyed, Replication, SectionStrategy};
 
 use crate::common::{header, mix, rounds_for};
-use crate::elastic_load::{print_steps, run, Replies, Req, Schedule, Serve};
+use crate::elastic_load::{run, Replies, Req, Schedule, Serve, Sla, Tally};
 
 /// Work per request on one core.
 const COST: Duration = Duration::from_micros(100);
@@ -162,16 +162,6 @@ detector!(attack_throughput);
 detector!(attack_p99);
 detector!(attack_request);
 
-/// Decisions of the run's elastic operators per step.
-fn decisions_per_step(report: &ohua::RunReport) -> Vec<usize> {
-    let mut per_step = vec![0; STEPS.len()];
-    for d in report.nodes.iter().flat_map(|n| &n.decisions) {
-        let step = (d.at.as_secs_f64() / STEP_SECS) as usize;
-        per_step[step.min(STEPS.len() - 1)] += 1;
-    }
-    per_step
-}
-
 pub fn run_bench() {
     header(
         "elastic-attack",
@@ -201,53 +191,10 @@ pub fn run_bench() {
         WINDOW.as_secs(),
         STEP_SECS
     );
-    println!(
-        "  {:<32} {:>6} {:>9} {:>9} {:>9} {:>12}",
-        "deployment", "load", "p50 ms", "p99 ms", "max ms", "windows ok"
-    );
-    // Per fixed deployment and step: (met all windows of the step, cores).
-    let mut fixed: Vec<Vec<(bool, f64)>> = Vec::new();
-    let mut elastic_cores: Vec<(&str, Vec<f64>)> = Vec::new();
+    let mut tally = Tally::new(load, Sla { sla: SLA, window: WINDOW, overload: OVERLOAD });
     for (name, serve, d, is_fixed) in variants {
         let r = run(serve, d, rounds, load);
-        let step_met: Vec<bool> = r
-            .steps
-            .iter()
-            .map(|s| {
-                let (met, total) = crate::elastic_load::windows_met(s, WINDOW, SLA);
-                met == total
-            })
-            .collect();
-        let (met, total) = print_steps(name, r.steps, load, WINDOW, SLA, OVERLOAD);
-        let cores: Vec<String> = r.cores.iter().map(|c| format!("{c:.2}")).collect();
-        let decisions: Vec<String> = decisions_per_step(&r.report).iter().map(usize::to_string).collect();
-        println!(
-            "  {name:<32} windows ok outside the overload step: {met}/{total} ({:.0} %); cores per step: {}; decisions per step: {}",
-            100.0 * met as f64 / total.max(1) as f64,
-            cores.join(", "),
-            decisions.join(", ")
-        );
-        for n in r.report.nodes.iter().filter(|n| n.elastic.is_some()) {
-            let e = n.elastic.expect("elastic");
-            let held = e.open_lane_ms as f64 / (r.report.wall.as_secs_f64() * 1e3);
-            println!("    {}: {} changes, up to {} open, {held:.2} held on average", n.name, e.resizes, e.most_open);
-        }
-        if is_fixed {
-            fixed.push(step_met.into_iter().zip(r.cores.iter().copied()).collect());
-        } else {
-            elastic_cores.push((name, r.cores));
-        }
+        tally.record(name, is_fixed, r.steps, r.cores, &r.report);
     }
-    // The smallest fixed deployment that met the SLA in every window of a
-    // step (the cheapest in cores, if both did).
-    let smallest: Vec<Option<f64>> =
-        (0..STEPS.len()).map(|k| fixed.iter().filter(|f| f[k].0).map(|f| f[k].1).min_by(f64::total_cmp)).collect();
-    let shown: Vec<String> = smallest.iter().map(|c| c.map_or("none".into(), |c| format!("{c:.2}"))).collect();
-    println!("  cores of the smallest fixed deployment that met the SLA, per step: {}", shown.join(", "));
-    for (name, cores) in elastic_cores {
-        let ratios: Vec<String> =
-            cores.iter().zip(&smallest).map(|(c, s)| s.map_or("-".into(), |s| format!("{:.2}x", c / s))).collect();
-        println!("  {name:<32} cores against it, per step: {}", ratios.join(", "));
-    }
-    println!();
+    tally.finish();
 }

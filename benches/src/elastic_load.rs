@@ -41,7 +41,7 @@ pub struct Schedule {
 pub type Steps = Vec<Vec<(Instant, Duration)>>;
 
 /// The CPU time the process has used so far (all its threads), in seconds.
-fn cpu_secs() -> f64 {
+pub fn cpu_secs() -> f64 {
     // SAFETY: `getrusage` fills the struct it is given; all-zero is a valid
     // `rusage`.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
@@ -193,4 +193,99 @@ pub fn print_steps(
         );
     }
     (met_all, total_all)
+}
+
+/// What a load-step benchmark checks: a p99 of at most `sla` per `window`,
+/// counted outside the steps at `overload` (a share of one core) or above.
+#[derive(Clone, Copy)]
+pub struct Sla {
+    pub sla: Duration,
+    pub window: Duration,
+    pub overload: f64,
+}
+
+/// The deployments of a load-step benchmark: each printed as it is
+/// recorded, the elastic ones compared at the end with the smallest fixed
+/// deployment that met the SLA in each step.
+pub struct Tally {
+    load: Schedule,
+    sla: Sla,
+    /// Per fixed deployment and step: (met every window, cores).
+    fixed: Vec<Vec<(bool, f64)>>,
+    /// Per elastic deployment: its name and cores per step.
+    elastic: Vec<(String, Vec<f64>)>,
+}
+
+impl Tally {
+    /// A tally of runs over `load`; prints the table's header.
+    pub fn new(load: Schedule, sla: Sla) -> Self {
+        println!(
+            "  {:<32} {:>6} {:>9} {:>9} {:>9} {:>12}",
+            "deployment", "load", "p50 ms", "p99 ms", "max ms", "windows ok"
+        );
+        Tally { load, sla, fixed: Vec::new(), elastic: Vec::new() }
+    }
+
+    /// Print one deployment's run: per step, the windows met, the cores
+    /// and the decisions of its elastic operators.
+    pub fn record(&mut self, name: &str, is_fixed: bool, steps: Steps, cores: Vec<f64>, report: &ohua::RunReport) {
+        let Sla { sla, window, overload } = self.sla;
+        let step_met: Vec<bool> = steps
+            .iter()
+            .map(|s| {
+                let (met, total) = windows_met(s, window, sla);
+                met == total
+            })
+            .collect();
+        let (met, total) = print_steps(name, steps, self.load, window, sla, overload);
+        let shown: Vec<String> = cores.iter().map(|c| format!("{c:.2}")).collect();
+        let decisions: Vec<String> = self.decisions_per_step(report).iter().map(usize::to_string).collect();
+        println!(
+            "  {name:<32} windows ok outside the overload step: {met}/{total} ({:.0} %); cores per step: {}; decisions per step: {}",
+            100.0 * met as f64 / total.max(1) as f64,
+            shown.join(", "),
+            decisions.join(", ")
+        );
+        for n in report.nodes.iter().filter(|n| n.elastic.is_some()) {
+            let e = n.elastic.expect("elastic");
+            let held = e.open_lane_ms as f64 / (report.wall.as_secs_f64() * 1e3);
+            println!("    {}: {} changes, up to {} open, {held:.2} held on average", n.name, e.resizes, e.most_open);
+            // ELASTIC_DECISIONS=n: the first n decisions, with what caused them.
+            let shown = std::env::var("ELASTIC_DECISIONS").ok().and_then(|v| v.parse().ok()).unwrap_or(0);
+            for d in n.decisions.iter().take(shown) {
+                println!("      {d}");
+            }
+        }
+        if is_fixed {
+            self.fixed.push(step_met.into_iter().zip(cores).collect());
+        } else {
+            self.elastic.push((name.to_string(), cores));
+        }
+    }
+
+    /// Decisions of the run's elastic operators, binned by step.
+    fn decisions_per_step(&self, report: &ohua::RunReport) -> Vec<usize> {
+        let steps = self.load.steps.len();
+        let mut per_step = vec![0; steps];
+        for d in report.nodes.iter().flat_map(|n| &n.decisions) {
+            per_step[((d.at.as_secs_f64() / self.load.step_secs) as usize).min(steps - 1)] += 1;
+        }
+        per_step
+    }
+
+    /// Print each elastic deployment's cores per step against the smallest
+    /// fixed deployment that met the SLA in every window of that step.
+    pub fn finish(self) {
+        let smallest: Vec<Option<f64>> = (0..self.load.steps.len())
+            .map(|k| self.fixed.iter().filter(|f| f[k].0).map(|f| f[k].1).min_by(f64::total_cmp))
+            .collect();
+        let shown: Vec<String> = smallest.iter().map(|c| c.map_or("none".into(), |c| format!("{c:.2}"))).collect();
+        println!("  cores of the smallest fixed deployment that met the SLA, per step: {}", shown.join(", "));
+        for (name, cores) in self.elastic {
+            let ratios: Vec<String> =
+                cores.iter().zip(&smallest).map(|(c, s)| s.map_or("-".into(), |s| format!("{:.2}x", c / s))).collect();
+            println!("  {name:<32} cores against it, per step: {}", ratios.join(", "));
+        }
+        println!();
+    }
 }

@@ -5,7 +5,7 @@
 //!
 //! ```text
 //! cargo run --release -p ohua-bench            # all benchmarks
-//! cargo run --release -p ohua-bench -- chain   # one of: chain, balanced, hop, calls, first-call, first-runs, replicate, elastic, elastic-attack, update, web-update
+//! cargo run --release -p ohua-bench -- chain   # one of: chain, balanced, hop, calls, first-call, first-runs, replicate, elastic, elastic-attack, elastic-web, update, web-update
 //! UPDATE_RATE=10000 cargo run --release -p ohua-bench -- update   # latency over a live update (update/mod.rs)
 //! cargo run --release -p ohua-bench -- web-update   # the web server over live updates (web_update/mod.rs)
 //! ```
@@ -25,6 +25,7 @@ mod elastic;
 mod elastic_attack;
 mod elastic_load;
 mod elastic_plot;
+mod elastic_web;
 mod first_call;
 mod first_runs;
 mod hop;
@@ -43,6 +44,7 @@ const BENCHMARKS: &[(&str, fn())] = &[
     ("replicate", replicate::run),
     ("elastic", elastic::run_bench),
     ("elastic-attack", elastic_attack::run_bench),
+    ("elastic-web", elastic_web::run_bench),
     ("update", update::run),
     ("web-update", web_update::run),
 ];

@@ -69,8 +69,42 @@ impl Content {
 pub enum Mode {
     /// `n` requests at `rate` per second.
     Open { rate: f64, n: u64 },
+    /// Open loop at a rate that steps: `secs` at each of `rates` (per
+    /// second) in turn (`ohua-bench elastic-web`).
+    Stepped { rates: &'static [f64], secs: f64 },
     /// As fast as the connections get answers, for `length`.
     Closed { length: Duration },
+}
+
+impl Mode {
+    /// When open-loop request `i` is due, in ns from the start; `None`
+    /// past the last request, and always in closed loop.
+    pub fn due(&self, i: u64) -> Option<u64> {
+        match *self {
+            Mode::Open { rate, n } => (i < n).then(|| due_ns(i, rate)),
+            Mode::Stepped { rates, secs } => {
+                let mut first = 0;
+                for (k, &rate) in rates.iter().enumerate() {
+                    let n = (rate * secs) as u64;
+                    if i < first + n {
+                        return Some((k as f64 * secs * 1e9) as u64 + due_ns(i - first, rate));
+                    }
+                    first += n;
+                }
+                None
+            }
+            Mode::Closed { .. } => None,
+        }
+    }
+
+    /// The requests an open loop sends (an estimate in closed loop).
+    fn requests(&self) -> usize {
+        match *self {
+            Mode::Open { n, .. } => n as usize,
+            Mode::Stepped { rates, secs } => rates.iter().map(|r| (r * secs) as usize).sum(),
+            Mode::Closed { length } => (length.as_secs_f64() * 50_000.0) as usize,
+        }
+    }
 }
 
 /// When open-loop request `i` is due, in ns from the start.
@@ -187,10 +221,7 @@ pub fn drive(
     let mut conns = connect(addr, connections, &poll)?;
     let mut idle: Vec<usize> = (0..connections).rev().collect();
     let mut queue: VecDeque<u64> = VecDeque::new();
-    let capacity = match mode {
-        Mode::Open { n, .. } => n as usize,
-        Mode::Closed { length } => (length.as_secs_f64() * 50_000.0) as usize,
-    };
+    let capacity = mode.requests();
     let mut c = Collected {
         sent: Vec::with_capacity(capacity),
         done: Vec::with_capacity(capacity),
@@ -206,12 +237,12 @@ pub fn drive(
         let now = start.elapsed().as_nanos() as u64;
         // What is due now.
         let sending = match mode {
-            Mode::Open { rate, n } => {
-                while next < n && due_ns(next, rate) <= now {
+            Mode::Open { .. } | Mode::Stepped { .. } => {
+                while mode.due(next).is_some_and(|due| due <= now) {
                     queue.push_back(next);
                     next += 1;
                 }
-                next < n
+                mode.due(next).is_some()
             }
             Mode::Closed { length } => {
                 let on = now < length.as_nanos() as u64;
@@ -256,12 +287,12 @@ pub fn drive(
             }
         }
         // Sleep until a response or the next due request.
-        let timeout = match mode {
-            Mode::Open { rate, n } if next < n => {
-                timer.set(Duration::from_nanos(due_ns(next, rate).saturating_sub(start.elapsed().as_nanos() as u64)));
+        let timeout = match mode.due(next) {
+            Some(due) => {
+                timer.set(Duration::from_nanos(due.saturating_sub(start.elapsed().as_nanos() as u64)));
                 None
             }
-            _ => Some(Duration::from_millis(10)),
+            None => Some(Duration::from_millis(10)),
         };
         poll.poll(&mut events, timeout)?;
         for ev in events.iter() {

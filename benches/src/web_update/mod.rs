@@ -44,7 +44,7 @@
 //! touches it (which is what the cache insertion's latency spike is made
 //! of; `BENCHMARKS.md`).
 
-mod client;
+pub(crate) mod client;
 mod wrk;
 
 use std::net::SocketAddr;
