@@ -96,7 +96,9 @@ mod tests {
         type Key = u64;
         fn split(self, parts: usize, part_of: &dyn Fn(&u64) -> usize) -> Vec<Self> {
             let mut out: Vec<Counts> = (0..parts).map(|_| Counts::default()).collect();
-            self.0.into_iter().for_each(|(k, n)| drop(out[part_of(&k)].0.insert(k, n)));
+            for (k, n) in self.0 {
+                out[part_of(&k)].0.insert(k, n);
+            }
             out
         }
         fn merge(parts: Vec<Self>) -> Self {
