@@ -5,38 +5,23 @@
 
 use std::cell::Cell;
 
-use crate::sync::{AtomicBool, AtomicU64, Ordering, Waker};
-
-/// What [`BLOCKING_HOOK`] points at: the section's waker, its run's
-/// streaming and blocked flags, and the section's count of steps that made
-/// progress.
-type Hook = (*const Waker, *const AtomicBool, *const AtomicBool, *const AtomicU64);
+use crate::sync::{AtomicBool, Ordering, Waker};
 
 thread_local! {
     /// The waker of the section this thread is stepping an operator of, and
     /// its run's streaming flag.
-    static BLOCKING_HOOK: Cell<Hook> =
-        const { Cell::new((std::ptr::null(), std::ptr::null(), std::ptr::null(), std::ptr::null())) };
+    static BLOCKING_HOOK: Cell<(*const Waker, *const AtomicBool, *const AtomicBool)> =
+        const { Cell::new((std::ptr::null(), std::ptr::null(), std::ptr::null())) };
 }
 
 /// Sets [`BLOCKING_HOOK`] while a thread drives a section (restoring the
 /// outer one of a nested run).
-pub(crate) struct BlockingHook(Hook);
+pub(crate) struct BlockingHook((*const Waker, *const AtomicBool, *const AtomicBool));
 
 impl BlockingHook {
-    pub(crate) fn install(waker: &Waker, streaming: &AtomicBool, blocked: &AtomicBool, progress: &AtomicU64) -> Self {
-        BlockingHook(BLOCKING_HOOK.with(|h| h.replace((waker, streaming, blocked, progress))))
+    pub(crate) fn install(waker: &Waker, streaming: &AtomicBool, blocked: &AtomicBool) -> Self {
+        BlockingHook(BLOCKING_HOOK.with(|h| h.replace((waker, streaming, blocked))))
     }
-}
-
-/// The steps of the section driving this thread that made progress so far
-/// (a count that only grows); `None` outside a section (a sequential run).
-pub(crate) fn section_progress() -> Option<u64> {
-    BLOCKING_HOOK.with(|h| {
-        let (_, _, _, progress) = h.get();
-        // SAFETY: as in `before_blocking`.
-        unsafe { progress.as_ref() }.map(|p| p.load(Ordering::Relaxed))
-    })
 }
 
 impl Drop for BlockingHook {
@@ -54,7 +39,7 @@ impl Drop for BlockingHook {
 /// wakers, so it is woken to take what was published.
 pub(crate) fn before_blocking(published: bool) {
     BLOCKING_HOOK.with(|h| {
-        let (waker, streaming, _, _) = h.get();
+        let (waker, streaming, _) = h.get();
         if streaming.is_null() {
             return;
         }
@@ -76,7 +61,7 @@ pub(crate) fn before_blocking(published: bool) {
 /// a monitor tick (`io/README.md`, "Streaming runs").
 pub(crate) fn source_blocked() {
     BLOCKING_HOOK.with(|h| {
-        let (_, _, blocked, _) = h.get();
+        let (_, _, blocked) = h.get();
         // SAFETY: as in `before_blocking`.
         if let Some(blocked) = unsafe { blocked.as_ref() } {
             blocked.store(true, Ordering::Relaxed);
