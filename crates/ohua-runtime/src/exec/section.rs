@@ -79,6 +79,10 @@ pub(crate) struct Section<'a> {
     /// Tasks whose operator is not done yet.
     pub(super) live: AtomicUsize,
     pub(super) ctl: ProcessMutex<Ctl>,
+    /// Steps that made progress, counted by the driver (only it writes):
+    /// a loop entry reads it to tell whether the section's other operators
+    /// have work before it calls a `next()` that may wait (`node/smap.rs`).
+    progress: AtomicU64,
 }
 
 // SAFETY: the cells are handed between threads by the rescue protocol:
@@ -125,6 +129,7 @@ impl<'a> Section<'a> {
             driver: AtomicU64::new(FIRST_DRIVER),
             live: AtomicUsize::new(0),
             ctl: ProcessMutex::new(ctl),
+            progress: AtomicU64::new(0),
         }
     }
 
@@ -154,7 +159,7 @@ impl<'a> Section<'a> {
         graph: &GraphInfo,
         out: &CounterSink,
     ) {
-        let _hook = BlockingHook::install(&self.waker, shared.streaming_flag(), shared.blocked_flag());
+        let _hook = BlockingHook::install(&self.waker, shared.streaming_flag(), shared.blocked_flag(), &self.progress);
         let _io = crate::io::Current::install(shared.io(), self.index);
         beat.set_thread();
         let backoff = Backoff::new();
@@ -284,8 +289,14 @@ impl<'a> Section<'a> {
                     self.live.fetch_sub(1, Ordering::Relaxed);
                     live -= 1;
                     progressed = true;
+                    self.count_progress();
                 }
-                Ok(step) => progressed |= record(&mut task.counters, step, ticks, clock),
+                Ok(step) => {
+                    if record(&mut task.counters, step, ticks, clock) {
+                        progressed = true;
+                        self.count_progress();
+                    }
+                }
                 Err(payload) => {
                     // A fused piece names the link that panicked.
                     let id = crate::node::chain::take_blamed().unwrap_or(slot.id);
@@ -306,6 +317,13 @@ impl<'a> Section<'a> {
             stats.idle_passes += 1;
             Pass::Idle
         }
+    }
+
+    /// One more step made progress. Only the driver writes the count: a
+    /// load and a store, no locked add on the step path.
+    #[inline]
+    fn count_progress(&self) {
+        self.progress.store(self.progress.load(Ordering::Relaxed).wrapping_add(1), Ordering::Relaxed);
     }
 
     /// Every operator's port state, one per line (for `OHUA_STALL_DUMP`).

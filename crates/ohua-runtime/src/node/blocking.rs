@@ -5,23 +5,38 @@
 
 use std::cell::Cell;
 
-use crate::sync::{AtomicBool, Ordering, Waker};
+use crate::sync::{AtomicBool, AtomicU64, Ordering, Waker};
+
+/// What [`BLOCKING_HOOK`] points at: the section's waker, its run's
+/// streaming and blocked flags, and the section's count of steps that made
+/// progress.
+type Hook = (*const Waker, *const AtomicBool, *const AtomicBool, *const AtomicU64);
 
 thread_local! {
     /// The waker of the section this thread is stepping an operator of, and
     /// its run's streaming flag.
-    static BLOCKING_HOOK: Cell<(*const Waker, *const AtomicBool, *const AtomicBool)> =
-        const { Cell::new((std::ptr::null(), std::ptr::null(), std::ptr::null())) };
+    static BLOCKING_HOOK: Cell<Hook> =
+        const { Cell::new((std::ptr::null(), std::ptr::null(), std::ptr::null(), std::ptr::null())) };
 }
 
 /// Sets [`BLOCKING_HOOK`] while a thread drives a section (restoring the
 /// outer one of a nested run).
-pub(crate) struct BlockingHook((*const Waker, *const AtomicBool, *const AtomicBool));
+pub(crate) struct BlockingHook(Hook);
 
 impl BlockingHook {
-    pub(crate) fn install(waker: &Waker, streaming: &AtomicBool, blocked: &AtomicBool) -> Self {
-        BlockingHook(BLOCKING_HOOK.with(|h| h.replace((waker, streaming, blocked))))
+    pub(crate) fn install(waker: &Waker, streaming: &AtomicBool, blocked: &AtomicBool, progress: &AtomicU64) -> Self {
+        BlockingHook(BLOCKING_HOOK.with(|h| h.replace((waker, streaming, blocked, progress))))
     }
+}
+
+/// The steps of the section driving this thread that made progress so far
+/// (a count that only grows); `None` outside a section (a sequential run).
+pub(crate) fn section_progress() -> Option<u64> {
+    BLOCKING_HOOK.with(|h| {
+        let (_, _, _, progress) = h.get();
+        // SAFETY: as in `before_blocking`.
+        unsafe { progress.as_ref() }.map(|p| p.load(Ordering::Relaxed))
+    })
 }
 
 impl Drop for BlockingHook {
@@ -39,7 +54,7 @@ impl Drop for BlockingHook {
 /// wakers, so it is woken to take what was published.
 pub(crate) fn before_blocking(published: bool) {
     BLOCKING_HOOK.with(|h| {
-        let (waker, streaming, _) = h.get();
+        let (waker, streaming, _, _) = h.get();
         if streaming.is_null() {
             return;
         }
@@ -56,12 +71,30 @@ pub(crate) fn before_blocking(published: bool) {
     });
 }
 
+/// Called by a loop entry around a `next()` of a source seen to wait
+/// (`waiting(true)` before, `waiting(false)` after): a wake-up meanwhile,
+/// for another operator of the section, has the monitor rescue the section
+/// at once instead of at its next tick (`SleepFlag::blocking`).
+pub(crate) fn waiting(yes: bool) {
+    BLOCKING_HOOK.with(|h| {
+        let (waker, _, _, _) = h.get();
+        // SAFETY: as in `before_blocking`.
+        if let Some(waker) = unsafe { waker.as_ref() } {
+            if yes {
+                waker.blocking();
+            } else {
+                waker.unblocked();
+            }
+        }
+    });
+}
+
 /// Called by a loop entry whose source's `next()` did block (took long with
 /// nothing known to be ready): the run's fetches then go out at least once
 /// a monitor tick (`io/README.md`, "Streaming runs").
 pub(crate) fn source_blocked() {
     BLOCKING_HOOK.with(|h| {
-        let (_, _, blocked) = h.get();
+        let (_, _, blocked, _) = h.get();
         // SAFETY: as in `before_blocking`.
         if let Some(blocked) = unsafe { blocked.as_ref() } {
             blocked.store(true, Ordering::Relaxed);

@@ -49,8 +49,22 @@ pub struct SMap<C: IntoIterator> {
     /// would answer only after the *next* item arrived, and a loop that
     /// carries a state would fall a growing number of items behind (issue
     /// 21). For such a loop a step emits at most one item from a
-    /// possibly blocking `next()`, waiting measured or not.
+    /// possibly blocking `next()`, waiting measured or not. Nor does a step
+    /// of a source that waits call `next()` while the section's other
+    /// operators made progress since its last step (up to
+    /// [`MAX_YIELDS`] steps in a row): a body that costs more than a time
+    /// slice takes one item per step, and a `next()` per pass then paced
+    /// it at one item per arrival, so a backlog (from the run's start, or
+    /// a burst) never drained while items kept arriving, and every later
+    /// answer waited behind it (regression test
+    /// `a_backlog_in_front_of_a_costly_body_drains_while_items_keep_arriving`).
     blocks: bool,
+    /// The section's progress count ([`blocking::section_progress`]) at the
+    /// start of the last step, and whether that step made progress.
+    progress_seen: Option<(u64, bool)>,
+    /// Steps in a row that left `next()` alone for the section's other
+    /// operators.
+    yields: u32,
     /// Possibly blocking `next()` calls, for sampling their time.
     calls: u32,
     /// A top-level loop of a service run: inserts the markers its service
@@ -84,6 +98,24 @@ const BLOCKING_NEXT: std::time::Duration = std::time::Duration::from_micros(10);
 /// One in this many possibly blocking `next()` calls is timed.
 const SAMPLE_NEXT: u32 = 4;
 
+/// Whether a loop entry ends a step instead of calling a `next()` that may
+/// wait, because its section's other operators made progress since its
+/// last step (at most [`MAX_YIELDS`] steps in a row, counted in `yields`).
+fn yield_to_section(yields: &mut u32, others_progressed: bool) -> bool {
+    if others_progressed && *yields < MAX_YIELDS {
+        *yields += 1;
+        return true;
+    }
+    *yields = 0;
+    false
+}
+
+/// Steps in a row a loop entry whose source waits may leave `next()` alone
+/// because its section's other operators have work (see `SMap::blocks`).
+/// Bounded, so that operators that always have work (another source's loop
+/// in the section) cannot keep this loop from its items.
+const MAX_YIELDS: u32 = 64;
+
 impl<C> SMap<C>
 where
     C: IntoIterator + Send,
@@ -99,6 +131,8 @@ where
             elements,
             ticks,
             blocks: false,
+            progress_seen: None,
+            yields: 0,
             calls: 0,
             service: None,
             marks: None,
@@ -184,6 +218,13 @@ where
 {
     fn step(&mut self, budget: usize) -> Step {
         let mut done = 0;
+        // Whether other operators of the section made progress since this
+        // operator's last step (its own progress then is not theirs).
+        let progress = super::blocking::section_progress();
+        let others_progressed = match (progress, self.progress_seen) {
+            (Some(now), Some((seen, own))) => now.wrapping_sub(seen) > u64::from(own),
+            _ => false,
+        };
         // Whether a possibly blocking `next()` was timed in this step.
         let mut timed = false;
         // On a step the section times: what `next()` of a source without
@@ -214,7 +255,10 @@ where
                             service.items += sent as u64;
                         }
                         more
-                    } else if (done > 0 && (self.blocks || self.ticks.may_hold())) || self.ticks.consumer_holds() {
+                    } else if (done > 0 && (self.blocks || self.ticks.may_hold()))
+                        || self.ticks.consumer_holds()
+                        || (done == 0 && self.blocks && yield_to_section(&mut self.yields, others_progressed))
+                    {
                         // Let the body run on what was emitted (see
                         // `blocks`), and let the loop's carry get its
                         // answer before `next()` may block this thread.
@@ -259,7 +303,16 @@ where
                         if let Some(s) = service {
                             s.control.set_waiting_for_item(true);
                         }
+                        // Announced, a wait lets a wake-up for the
+                        // section's other operators urge a rescue.
+                        let announced = self.blocks && !at_end;
+                        if announced {
+                            super::blocking::waiting(true);
+                        }
                         let next = it.next();
+                        if announced {
+                            super::blocking::waiting(false);
+                        }
                         if let Some(s) = service {
                             s.control.set_waiting_for_item(false);
                         }
@@ -317,6 +370,7 @@ where
         if let Some(probe) = probe {
             probe.finish();
         }
+        self.progress_seen = progress.map(|now| (now, done > 0));
         Step::after(done)
     }
 

@@ -62,6 +62,10 @@ pub struct SleepFlag {
     /// (`io/README.md`): a parked section is not running, and the waker that
     /// ends its sleep counts it again.
     quiet: Option<std::sync::Arc<Quiet>>,
+    /// Called by the first waker that finds the section's driver waiting
+    /// in a step ([`SleepFlag::blocking`]): the monitor looks at once
+    /// instead of at its next tick (`exec/monitor.rs`, `urge`).
+    urge: Option<fn()>,
 }
 
 /// The section is running.
@@ -71,17 +75,45 @@ const SLEEPING: u8 = 1;
 /// A waker ended the sleep and counted the section as running again
 /// (counting runs only; other runs only ever store [`AWAKE`] back).
 const WOKEN: u8 = 2;
+/// The driver is inside a step that may wait (a loop entry's `next()` on a
+/// channel or socket): a wake-up cannot reach the section's other
+/// operators until the step returns or the section is rescued.
+const BLOCKED: u8 = 3;
+/// A waker found [`BLOCKED`] and urged the monitor (exactly one per wait).
+const URGED: u8 = 4;
 
 impl SleepFlag {
     /// The flag of a section that parks on the parker owning `unparker`.
+    #[cfg(test)]
     pub fn new(unparker: Unparker) -> Arc<Self> {
-        Self::counted(unparker, None)
+        Self::counted(unparker, None, None)
     }
 
     /// The flag of a section of a run whose running sections are counted by
-    /// `quiet` (if given).
-    pub fn counted(unparker: Unparker, quiet: Option<std::sync::Arc<Quiet>>) -> Arc<Self> {
-        Arc::new(SleepFlag { state: AtomicU8::new(AWAKE), unparker, quiet })
+    /// `quiet` (if given), calling `urge` when a wake-up finds its driver
+    /// waiting in a step ([`SleepFlag::blocking`]).
+    pub fn counted(unparker: Unparker, quiet: Option<std::sync::Arc<Quiet>>, urge: Option<fn()>) -> Arc<Self> {
+        Arc::new(SleepFlag { state: AtomicU8::new(AWAKE), unparker, quiet, urge })
+    }
+
+    /// The driver is about to wait inside a step. Only from [`AWAKE`]: a
+    /// thread still stuck in a step after a rescue must not overwrite the
+    /// new driver's announced sleep (a lost wake-up).
+    pub fn blocking(&self) {
+        let _ = self.state.compare_exchange(AWAKE, BLOCKED, Ordering::Relaxed, Ordering::Relaxed);
+    }
+
+    /// The wait announced by [`SleepFlag::blocking`] is over (whether or not
+    /// a waker urged meanwhile); any other state is left alone, as above.
+    pub fn unblocked(&self) {
+        let _ = self
+            .state
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |s| (s == BLOCKED || s == URGED).then_some(AWAKE));
+    }
+
+    /// Whether a waker urged the monitor since the driver's wait began.
+    pub fn is_urged(&self) -> bool {
+        self.state.load(Ordering::Relaxed) == URGED
     }
 
     /// Announce the intent to park; follow with a last pass, then
@@ -151,8 +183,28 @@ impl Waker {
         Waker(WakeTarget::Hook(std::sync::Arc::new(f)))
     }
 
+    /// The section's driver is about to wait inside a step
+    /// ([`SleepFlag::blocking`]); nothing for a test hook.
+    pub fn blocking(&self) {
+        match &self.0 {
+            WakeTarget::Section(flag) => flag.blocking(),
+            #[cfg(test)]
+            WakeTarget::Hook(_) => {}
+        }
+    }
+
+    /// The wait announced by [`Waker::blocking`] is over.
+    pub fn unblocked(&self) {
+        match &self.0 {
+            WakeTarget::Section(flag) => flag.unblocked(),
+            #[cfg(test)]
+            WakeTarget::Hook(_) => {}
+        }
+    }
+
     /// Wake the section if it is parked; otherwise leave a token so its next
-    /// park returns immediately.
+    /// park returns immediately. If its driver waits inside a step, urge
+    /// the monitor (once per wait) to rescue the section.
     #[inline]
     pub fn wake(&self) {
         match &self.0 {
@@ -161,7 +213,8 @@ impl Waker {
                 // visible to the section's last pass, or we see it is going
                 // to sleep.
                 light_fence();
-                if flag.state.load(Ordering::Relaxed) == SLEEPING {
+                let state = flag.state.load(Ordering::Relaxed);
+                if state == SLEEPING {
                     if let Some(q) = &flag.quiet {
                         // Exactly one waker ends the sleep and counts it.
                         if flag.state.compare_exchange(SLEEPING, WOKEN, Ordering::AcqRel, Ordering::Relaxed).is_ok() {
@@ -169,10 +222,64 @@ impl Waker {
                         }
                     }
                     flag.unparker.unpark();
+                } else if state == BLOCKED {
+                    // The driver waits in a step: the operator this wake-up
+                    // is for would run only when that wait ends, or at the
+                    // monitor's next rescue. The first waker asks the
+                    // monitor to look now (`exec/README.md`, "Rescue").
+                    if let Some(urge) = flag.urge {
+                        if flag.state.compare_exchange(BLOCKED, URGED, Ordering::Relaxed, Ordering::Relaxed).is_ok() {
+                            urge();
+                        }
+                    }
                 }
             }
             #[cfg(test)]
             WakeTarget::Hook(f) => f(),
         }
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod urge_tests {
+    use super::*;
+    use std::sync::atomic::AtomicUsize;
+
+    static URGED: AtomicUsize = AtomicUsize::new(0);
+
+    fn count_urge() {
+        URGED.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// A wake-up for a section whose driver waits in a step urges the
+    /// monitor once per wait; an announced sleep is never overwritten by a
+    /// wait's start or end (a thread still stuck after a rescue ends its
+    /// wait while the new driver may be parked).
+    #[test]
+    fn a_wait_is_urged_once_and_never_hides_a_sleep() {
+        let parker = Parker::new();
+        let flag = SleepFlag::counted(parker.unparker().clone(), None, Some(count_urge));
+        let waker = Waker::new(flag.clone());
+        let before = URGED.load(std::sync::atomic::Ordering::SeqCst);
+        waker.wake();
+        assert_eq!(URGED.load(std::sync::atomic::Ordering::SeqCst), before, "an awake section is not urged");
+        waker.blocking();
+        waker.wake();
+        waker.wake();
+        assert!(flag.is_urged());
+        assert_eq!(URGED.load(std::sync::atomic::Ordering::SeqCst), before + 1, "one urge per wait");
+        waker.unblocked();
+        assert!(!flag.is_urged());
+        flag.going_to_sleep();
+        waker.blocking();
+        waker.unblocked();
+        assert_eq!(flag.state.load(Ordering::SeqCst), SLEEPING, "the announced sleep stands");
+        waker.wake();
+        // The wake-up reached the parker: this park returns at once.
+        let start = std::time::Instant::now();
+        parker.park_timeout(std::time::Duration::from_secs(10));
+        assert!(start.elapsed() < std::time::Duration::from_secs(5), "the wake-up was lost");
+        flag.awake(true);
+        assert_eq!(URGED.load(std::sync::atomic::Ordering::SeqCst), before + 1);
     }
 }
