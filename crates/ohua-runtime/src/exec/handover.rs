@@ -25,43 +25,36 @@ impl<'a> Section<'a> {
     /// same step as at the last tick and another operator could run
     /// meanwhile, retake the section: pin the stuck task to its thread and
     /// call `start(id, beat)` to start a new driver with that id and beat.
-    /// An `urged` look, between ticks, needs no earlier tick: a waker found
-    /// the driver waiting in a step (`SleepFlag::blocking`) with work for
-    /// the section's other operators.
     ///
     /// # Errors
     ///
     /// None returned: if `start` fails, the run is aborted and the stuck
     /// thread drives again (to clean up) when its step returns.
-    pub(super) fn check(
-        &self,
-        shared: &RunShared,
-        urged: bool,
-        start: impl FnOnce(u64, NewBeat) -> std::io::Result<()>,
-    ) {
-        if urged && !self.flag.is_urged() {
-            return;
-        }
+    pub(super) fn check(&self, shared: &RunShared, start: impl FnOnce(u64, NewBeat) -> std::io::Result<()>) {
         let mut ctl = self.lock();
         if !ctl.driving || shared.aborted() {
-            if !urged {
-                ctl.seen = 0;
-            }
+            ctl.seen = 0;
             return;
         }
         let beat = ctl.beat.read();
-        if !urged && std::mem::replace(&mut ctl.seen, beat) != beat {
+        let seen = std::mem::replace(&mut ctl.seen, beat);
+        let Some(stuck) = stepping(beat) else { return };
+        // A wait that a wake-up found (`SleepFlag::blocking`) holds work of
+        // the section's other operators back: rescued at this tick, not
+        // after a second one. Items 1 ms apart otherwise each returned
+        // from `next()` before the second tick, and an operator fed (or
+        // given room) by another section ran once per arriving item
+        // (regression test `streaming::a_backlog_in_front_of_a_costly_body_drains_while_items_keep_arriving`).
+        if beat != seen && !self.flag.woken_while_blocked() {
             return;
         }
-        let Some(stuck) = stepping(beat) else { return };
         // A driver that is merely preempted (an oversubscribed machine)
         // will go on by itself.
         if is_running(ctl.beat.thread()) {
             return;
         }
-        // Blocked for a tick: in a run that fetches, it stops counting as
-        // running.
-        if let (Some(quiet), false) = (shared.quiet(), urged) {
+        // Blocked: in a run that fetches, it stops counting as running.
+        if let Some(quiet) = shared.quiet() {
             ctl.beat.lend(beat, quiet);
         }
         // Rescue only if some other operator is left to run meanwhile.
@@ -83,7 +76,7 @@ impl<'a> Section<'a> {
         ctl.threads += 1;
         ctl.beat = fresh.clone();
         ctl.seen = 0;
-        // The new driver is not waiting; the stuck one's wait is its own.
+        // The new driver does not wait; the stuck one's wait is its own.
         self.flag.unblocked();
         if let Some(quiet) = shared.quiet() {
             // The new driver runs; a sleep the stuck one announced in its

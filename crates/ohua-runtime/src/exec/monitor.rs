@@ -7,10 +7,10 @@
 //! not pay a wake-up of the monitor each; after that it sleeps until the
 //! next registration.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::sync::process::{Condvar, Mutex, OnceLock};
-use crate::sync::{thread, AtomicBool, Ordering, Parker, Unparker};
+use crate::sync::thread;
 
 /// How often the monitor looks while a run streams from an iterator that
 /// may block (`SMap` saw a `size_hint` lower bound of 0). A step seen on two
@@ -30,10 +30,8 @@ const LINGER: u32 = 100;
 
 /// What the monitor does with a registered run at each tick.
 pub(crate) trait Watched: Sync {
-    /// Look at every section of the run; rescue the stuck ones. With
-    /// `urged`, look only at sections a waker urged ([`urge`]), between
-    /// ticks.
-    fn check(&self, urged: bool);
+    /// Look at every section of the run; rescue the stuck ones.
+    fn check(&self);
     /// Whether the run streams from a source that may block, so a stuck
     /// step should be noticed within [`TICK`] rather than [`SLOW_TICK`].
     fn streaming(&self) -> bool;
@@ -61,40 +59,11 @@ struct Registry {
 struct Monitor {
     registry: Mutex<Registry>,
     wake: Condvar,
-    /// The monitor thread sleeps between ticks on this parker's other end.
-    tick: Unparker,
-    parker: Mutex<Option<Parker>>,
-    /// A waker urged a look between ticks.
-    urged: AtomicBool,
 }
 
 fn monitor() -> &'static Monitor {
     static MONITOR: OnceLock<Monitor> = OnceLock::new();
-    MONITOR.get_or_init(|| {
-        let parker = Parker::new();
-        Monitor {
-            registry: Mutex::new(Registry::default()),
-            wake: Condvar::new(),
-            tick: parker.unparker().clone(),
-            parker: Mutex::new(Some(parker)),
-            urged: AtomicBool::new(false),
-        }
-    })
-}
-
-/// A wake-up found a section's driver waiting inside a step
-/// (`SleepFlag::blocking`): look at the urged sections now rather than at
-/// the next tick. A loop entry waiting for its next item holds its
-/// section's other operators, and a tick (1 ms) is as long as the gap
-/// between items of a service at a few hundred requests per second: an
-/// operator fed (or given room) by another section ran only when the next
-/// item arrived, so a backlog behind it never drained (regression test
-/// `streaming::a_backlog_in_front_of_a_costly_body_drains_while_items_keep_arriving`).
-pub(crate) fn urge() {
-    let m = monitor();
-    if !m.urged.swap(true, Ordering::AcqRel) {
-        m.tick.unpark();
-    }
+    MONITOR.get_or_init(|| Monitor { registry: Mutex::new(Registry::default()), wake: Condvar::new() })
 }
 
 /// Keeps a run registered; dropping it unregisters the run, waiting for a
@@ -119,10 +88,7 @@ pub(crate) unsafe fn register(run: &(dyn Watched + '_)) -> Registration {
     let run: *const (dyn Watched + 'static) = unsafe { std::mem::transmute(run as *const (dyn Watched + '_)) };
     reg.runs.push(Entry { token, run });
     if !reg.started {
-        let parker = m.parker.lock().unwrap_or_else(|e| e.into_inner()).take();
-        reg.started = parker.is_some_and(|parker| {
-            thread::Builder::new().name("ohua-monitor".into()).spawn(move || watch(monitor(), parker)).is_ok()
-        });
+        reg.started = thread::Builder::new().name("ohua-monitor".into()).spawn(|| watch(monitor())).is_ok();
     } else if reg.sleeping {
         m.wake.notify_one();
     }
@@ -140,59 +106,35 @@ impl Drop for Registration {
 
 /// The monitor thread's loop. Checks run under the registry lock, so a run
 /// cannot unregister (and free what it registered) in the middle of one.
-fn watch(m: &'static Monitor, parker: Parker) {
+fn watch(m: &'static Monitor) {
     let mut idle_ticks = 0;
-    let mut urged = false;
-    let mut next_tick = Instant::now();
     loop {
+        let tick;
         {
             let mut reg = m.registry.lock().unwrap_or_else(|e| e.into_inner());
-            if urged {
-                // A look between ticks, at the urged sections only: it
-                // neither counts as a tick (a step is still rescued only
-                // after it was seen on two ticks in a row) nor moves the
-                // next one.
-                for entry in &reg.runs {
-                    // SAFETY: as below.
-                    unsafe { &*entry.run }.check(true);
+            if reg.runs.is_empty() {
+                idle_ticks += 1;
+                if idle_ticks > LINGER {
+                    reg.sleeping = true;
+                    while reg.runs.is_empty() {
+                        reg = m.wake.wait(reg).unwrap_or_else(|e| e.into_inner());
+                    }
+                    reg.sleeping = false;
                 }
             } else {
-                if reg.runs.is_empty() {
-                    idle_ticks += 1;
-                    if idle_ticks > LINGER {
-                        reg.sleeping = true;
-                        while reg.runs.is_empty() {
-                            reg = m.wake.wait(reg).unwrap_or_else(|e| e.into_inner());
-                        }
-                        reg.sleeping = false;
-                    }
-                } else {
-                    idle_ticks = 0;
-                }
-                let mut streaming = false;
-                for entry in &reg.runs {
-                    // SAFETY: registered runs stay valid while their entry
-                    // is in the registry, and we hold its lock.
-                    let run = unsafe { &*entry.run };
-                    run.check(false);
-                    streaming |= run.streaming();
-                }
-                next_tick = Instant::now() + if streaming { TICK } else { SLOW_TICK };
+                idle_ticks = 0;
             }
+            let mut streaming = false;
+            for entry in &reg.runs {
+                // SAFETY: registered runs stay valid while their entry is in
+                // the registry, and we hold its lock.
+                let run = unsafe { &*entry.run };
+                run.check();
+                streaming |= run.streaming();
+            }
+            tick = if streaming { TICK } else { SLOW_TICK };
         }
-        // Sleep until the next tick, unless a waker urges a look (`urge`).
-        urged = false;
-        loop {
-            let left = next_tick.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                break;
-            }
-            parker.park_timeout(left);
-            if m.urged.swap(false, Ordering::AcqRel) {
-                urged = true;
-                break;
-            }
-        }
+        thread::sleep(tick);
     }
 }
 
@@ -204,7 +146,7 @@ mod tests {
     struct Counting(AtomicUsize);
 
     impl Watched for Counting {
-        fn check(&self, _urged: bool) {
+        fn check(&self) {
             self.0.fetch_add(1, Ordering::Relaxed);
         }
         fn streaming(&self) -> bool {

@@ -95,21 +95,15 @@ impl<'a> Prepared<'a> {
         let parkers: Vec<Parker> = (0..plan.sections).map(|_| Parker::new()).collect();
         // A graph that fetches counts its running sections (`io/README.md`).
         let fetches = graph.nodes.iter().any(|n| n.kind == crate::graph::OpKind::Await);
-        // A wake-up for a section whose driver waits in a step has the
-        // monitor look at once (`README.md`, "Rescue").
-        let urge: Option<fn()> = Some(super::monitor::urge);
         let (flags, wakers, io) = if fetches {
             let io = IoRun::new(plan.sections, deployment.io);
-            let flags: Vec<Arc<SleepFlag>> = parkers
-                .iter()
-                .map(|p| SleepFlag::counted(p.unparker().clone(), Some(io.quiet().clone()), urge))
-                .collect();
+            let flags: Vec<Arc<SleepFlag>> =
+                parkers.iter().map(|p| SleepFlag::counted(p.unparker().clone(), Some(io.quiet().clone()))).collect();
             let wakers: Vec<Waker> = flags.iter().map(|f| Waker::new(f.clone())).collect();
             io.set_wakers(wakers.clone());
             (flags, wakers, Some(io))
         } else {
-            let flags: Vec<Arc<SleepFlag>> =
-                parkers.iter().map(|p| SleepFlag::counted(p.unparker().clone(), None, urge)).collect();
+            let flags: Vec<Arc<SleepFlag>> = parkers.iter().map(|p| SleepFlag::new(p.unparker().clone())).collect();
             let wakers: Vec<Waker> = flags.iter().map(|f| Waker::new(f.clone())).collect();
             (flags, wakers, None)
         };

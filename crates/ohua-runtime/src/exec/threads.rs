@@ -92,9 +92,9 @@ impl Watched for Run<'_, '_> {
         self.shared.streaming() || self.shared.io().is_some()
     }
 
-    fn check(&self, urged: bool) {
+    fn check(&self) {
         for (k, section) in self.sections.iter().enumerate() {
-            section.check(self.shared, urged, |id, beat: std::sync::Arc<Beat>| {
+            section.check(self.shared, |id, beat: std::sync::Arc<Beat>| {
                 let (shared, graph, counters) = (self.shared, self.graph, self.counters);
                 self.start(k, move || section.drive(id, beat, shared, graph, counters))
             });
@@ -103,7 +103,7 @@ impl Watched for Run<'_, '_> {
         // faster than its sections park (a server under steady load): its
         // queued requests go out at least once a tick instead of when the
         // arcs back up (`io/README.md`, "Streaming runs").
-        if !urged && self.shared.source_blocked() {
+        if self.shared.source_blocked() {
             self.shared.dispatch_io();
         }
     }

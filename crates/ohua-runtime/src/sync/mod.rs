@@ -62,10 +62,6 @@ pub struct SleepFlag {
     /// (`io/README.md`): a parked section is not running, and the waker that
     /// ends its sleep counts it again.
     quiet: Option<std::sync::Arc<Quiet>>,
-    /// Called by the first waker that finds the section's driver waiting
-    /// in a step ([`SleepFlag::blocking`]): the monitor looks at once
-    /// instead of at its next tick (`exec/monitor.rs`, `urge`).
-    urge: Option<fn()>,
 }
 
 /// The section is running.
@@ -77,23 +73,22 @@ const SLEEPING: u8 = 1;
 const WOKEN: u8 = 2;
 /// The driver is inside a step that may wait (a loop entry's `next()` on a
 /// channel or socket): a wake-up cannot reach the section's other
-/// operators until the step returns or the section is rescued.
+/// operators until the step returns or the monitor rescues the section.
 const BLOCKED: u8 = 3;
-/// A waker found [`BLOCKED`] and urged the monitor (exactly one per wait).
-const URGED: u8 = 4;
+/// A waker found [`BLOCKED`]: the monitor rescues the section at its next
+/// tick (`exec/handover.rs`).
+const BLOCKED_WOKEN: u8 = 4;
 
 impl SleepFlag {
     /// The flag of a section that parks on the parker owning `unparker`.
-    #[cfg(test)]
     pub fn new(unparker: Unparker) -> Arc<Self> {
-        Self::counted(unparker, None, None)
+        Self::counted(unparker, None)
     }
 
     /// The flag of a section of a run whose running sections are counted by
-    /// `quiet` (if given), calling `urge` when a wake-up finds its driver
-    /// waiting in a step ([`SleepFlag::blocking`]).
-    pub fn counted(unparker: Unparker, quiet: Option<std::sync::Arc<Quiet>>, urge: Option<fn()>) -> Arc<Self> {
-        Arc::new(SleepFlag { state: AtomicU8::new(AWAKE), unparker, quiet, urge })
+    /// `quiet` (if given).
+    pub fn counted(unparker: Unparker, quiet: Option<std::sync::Arc<Quiet>>) -> Arc<Self> {
+        Arc::new(SleepFlag { state: AtomicU8::new(AWAKE), unparker, quiet })
     }
 
     /// The driver is about to wait inside a step. Only from [`AWAKE`]: a
@@ -104,16 +99,17 @@ impl SleepFlag {
     }
 
     /// The wait announced by [`SleepFlag::blocking`] is over (whether or not
-    /// a waker urged meanwhile); any other state is left alone, as above.
+    /// a waker came meanwhile); any other state is left alone, as above.
     pub fn unblocked(&self) {
-        let _ = self
-            .state
-            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |s| (s == BLOCKED || s == URGED).then_some(AWAKE));
+        let _ = self.state.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |s| {
+            (s == BLOCKED || s == BLOCKED_WOKEN).then_some(AWAKE)
+        });
     }
 
-    /// Whether a waker urged the monitor since the driver's wait began.
-    pub fn is_urged(&self) -> bool {
-        self.state.load(Ordering::Relaxed) == URGED
+    /// Whether a waker came for the section while its driver waited in a
+    /// step: the section's other operators have work the wait holds back.
+    pub fn woken_while_blocked(&self) -> bool {
+        self.state.load(Ordering::Relaxed) == BLOCKED_WOKEN
     }
 
     /// Announce the intent to park; follow with a last pass, then
@@ -203,8 +199,8 @@ impl Waker {
     }
 
     /// Wake the section if it is parked; otherwise leave a token so its next
-    /// park returns immediately. If its driver waits inside a step, urge
-    /// the monitor (once per wait) to rescue the section.
+    /// park returns immediately. If its driver waits inside a step, mark
+    /// the wait, so the monitor rescues the section at its next tick.
     #[inline]
     pub fn wake(&self) {
         match &self.0 {
@@ -224,14 +220,11 @@ impl Waker {
                     flag.unparker.unpark();
                 } else if state == BLOCKED {
                     // The driver waits in a step: the operator this wake-up
-                    // is for would run only when that wait ends, or at the
-                    // monitor's next rescue. The first waker asks the
-                    // monitor to look now (`exec/README.md`, "Rescue").
-                    if let Some(urge) = flag.urge {
-                        if flag.state.compare_exchange(BLOCKED, URGED, Ordering::Relaxed, Ordering::Relaxed).is_ok() {
-                            urge();
-                        }
-                    }
+                    // is for runs when that wait ends, or when the monitor
+                    // rescues the section, which it does at its next tick
+                    // once it sees this (`exec/README.md`, "Rescue"). One
+                    // store per wait: the first waker's.
+                    let _ = flag.state.compare_exchange(BLOCKED, BLOCKED_WOKEN, Ordering::Relaxed, Ordering::Relaxed);
                 }
             }
             #[cfg(test)]
@@ -241,35 +234,26 @@ impl Waker {
 }
 
 #[cfg(all(test, not(loom)))]
-mod urge_tests {
+mod blocked_tests {
     use super::*;
-    use std::sync::atomic::AtomicUsize;
 
-    static URGED: AtomicUsize = AtomicUsize::new(0);
-
-    fn count_urge() {
-        URGED.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-    }
-
-    /// A wake-up for a section whose driver waits in a step urges the
-    /// monitor once per wait; an announced sleep is never overwritten by a
-    /// wait's start or end (a thread still stuck after a rescue ends its
-    /// wait while the new driver may be parked).
+    /// A wake-up for a section whose driver waits in a step marks the
+    /// wait; a wait's start or end never overwrites an announced sleep (a
+    /// thread still stuck after a rescue ends its wait while the new
+    /// driver may be parked).
     #[test]
-    fn a_wait_is_urged_once_and_never_hides_a_sleep() {
+    fn a_wake_up_marks_a_wait_and_never_hides_a_sleep() {
         let parker = Parker::new();
-        let flag = SleepFlag::counted(parker.unparker().clone(), None, Some(count_urge));
+        let flag = SleepFlag::new(parker.unparker().clone());
         let waker = Waker::new(flag.clone());
-        let before = URGED.load(std::sync::atomic::Ordering::SeqCst);
         waker.wake();
-        assert_eq!(URGED.load(std::sync::atomic::Ordering::SeqCst), before, "an awake section is not urged");
+        assert!(!flag.woken_while_blocked(), "an awake section has no wait to mark");
         waker.blocking();
+        assert!(!flag.woken_while_blocked());
         waker.wake();
-        waker.wake();
-        assert!(flag.is_urged());
-        assert_eq!(URGED.load(std::sync::atomic::Ordering::SeqCst), before + 1, "one urge per wait");
+        assert!(flag.woken_while_blocked());
         waker.unblocked();
-        assert!(!flag.is_urged());
+        assert!(!flag.woken_while_blocked());
         flag.going_to_sleep();
         waker.blocking();
         waker.unblocked();
@@ -280,6 +264,6 @@ mod urge_tests {
         parker.park_timeout(std::time::Duration::from_secs(10));
         assert!(start.elapsed() < std::time::Duration::from_secs(5), "the wake-up was lost");
         flag.awake(true);
-        assert_eq!(URGED.load(std::sync::atomic::Ordering::SeqCst), before + 1);
+        assert_eq!(flag.state.load(Ordering::SeqCst), AWAKE);
     }
 }
