@@ -441,6 +441,30 @@ impl Backlog {
     }
 }
 
+/// Run `run` on a channel that gets `burst` items at once, then `trickle`
+/// more, one every `gap`; the items the loop takes are counted.
+fn burst_then_trickle<R>(
+    burst: u64,
+    trickle: u64,
+    gap: Duration,
+    run: impl FnOnce(Counted, std::sync::Arc<std::sync::atomic::AtomicU64>) -> R,
+) -> R {
+    let (tx, rx) = mpsc::channel();
+    let producer = std::thread::spawn(move || {
+        for i in 0..burst {
+            tx.send(i).expect("the loop is listening");
+        }
+        for i in burst..burst + trickle {
+            std::thread::sleep(gap);
+            tx.send(i).expect("the loop is listening");
+        }
+    });
+    let taken = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let out = run(Counted { rx, taken: taken.clone() }, taken);
+    producer.join().expect("producer");
+    out
+}
+
 /// `running` with the answers counted against the items taken.
 #[algorithm]
 fn running_counted(items: Counted, taken: std::sync::Arc<std::sync::atomic::AtomicU64>) -> (Vec<u64>, Vec<u64>) {
@@ -466,28 +490,14 @@ fn running_counted(items: Counted, taken: std::sync::Arc<std::sync::atomic::Atom
 /// the loop had already taken beyond it.
 #[test]
 fn a_loop_that_carries_a_state_drains_a_backlog_while_items_trickle_in() {
-    use std::sync::atomic::AtomicU64;
-    use std::sync::Arc;
     const BURST: u64 = 30;
     const TRICKLE: u64 = 120;
     let expected: Vec<u64> = (0..BURST + TRICKLE).scan(0, |sum, i| Some(*sum + i).inspect(|s| *sum = *s)).collect();
     for (name, d) in all_deployments() {
         let (sums, ahead) = within(120, move || {
-            let (tx, rx) = mpsc::channel();
-            let producer = std::thread::spawn(move || {
-                for i in 0..BURST {
-                    tx.send(i).expect("the loop is listening");
-                }
-                for i in BURST..BURST + TRICKLE {
-                    std::thread::sleep(Duration::from_micros(400));
-                    tx.send(i).expect("the loop is listening");
-                }
-            });
-            let taken = Arc::new(AtomicU64::new(0));
-            let items = Counted { rx, taken: taken.clone() };
-            let out = ohua::with_deployment(d, || running_counted(items, taken));
-            producer.join().expect("producer");
-            out
+            burst_then_trickle(BURST, TRICKLE, Duration::from_micros(400), |items, taken| {
+                ohua::with_deployment(d, || running_counted(items, taken))
+            })
         });
         assert_eq!(sums, expected, "{name}: differs from sequential execution");
         // Held back, the burst stays ahead of every later answer (median
@@ -532,31 +542,17 @@ fn costly_counted(items: Counted, taken: std::sync::Arc<std::sync::atomic::Atomi
 /// as in the test above.
 #[test]
 fn a_backlog_in_front_of_a_costly_body_drains_while_items_keep_arriving() {
-    use std::sync::atomic::AtomicU64;
-    use std::sync::Arc;
     const BURST: u64 = 30;
     const TRICKLE: u64 = 100;
     for (name, d) in all_deployments() {
         let ahead = within(120, move || {
-            let (tx, rx) = mpsc::channel();
-            let producer = std::thread::spawn(move || {
-                for i in 0..BURST {
-                    tx.send(i).expect("the loop is listening");
-                }
-                // An item every millisecond, under a third of the body's
-                // capacity. (At one every 3 ms the monitor rescued the
-                // waiting section often enough to drain a held-back
-                // backlog too, and the test could not fail.)
-                for i in BURST..BURST + TRICKLE {
-                    std::thread::sleep(Duration::from_millis(1));
-                    tx.send(i).expect("the loop is listening");
-                }
-            });
-            let taken = Arc::new(AtomicU64::new(0));
-            let items = Counted { rx, taken: taken.clone() };
-            let out = ohua::with_deployment(d, || costly_counted(items, taken));
-            producer.join().expect("producer");
-            out
+            // An item every millisecond, under a third of the body's
+            // capacity. (At one every 3 ms the monitor rescued the waiting
+            // section often enough to drain a held-back backlog too, and
+            // the test could not fail.)
+            burst_then_trickle(BURST, TRICKLE, Duration::from_millis(1), |items, taken| {
+                ohua::with_deployment(d, || costly_counted(items, taken))
+            })
         });
         assert_eq!(ahead.len() as u64, BURST + TRICKLE, "{name}: every item answered once");
         // Held back, the whole burst stays ahead of every later answer
