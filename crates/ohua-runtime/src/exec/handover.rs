@@ -16,6 +16,14 @@ use crate::sync::Ordering;
 
 type NewBeat = std::sync::Arc<Beat>;
 
+/// How old a wait a wake-up marked must be for the next tick to rescue it.
+/// A closed-loop client's waits are tens of µs per request; rescued at the
+/// tick that found one marked, the `acpt-read` web server with one client
+/// lost a fifth of its throughput and had a p99 of 2.1 ms
+/// (`BENCHMARKS.md`). A source at light load waits about as long as the
+/// gap between its items, a millisecond or more.
+const MARKED_WAIT: std::time::Duration = std::time::Duration::from_micros(300);
+
 impl<'a> Section<'a> {
     fn lock(&self) -> MutexGuard<'_, Ctl> {
         self.ctl.lock().unwrap_or_else(|e| e.into_inner())
@@ -45,7 +53,8 @@ impl<'a> Section<'a> {
         // from `next()` before the second tick, and an operator fed (or
         // given room) by another section ran once per arriving item
         // (regression test `streaming::a_backlog_in_front_of_a_costly_body_drains_while_items_keep_arriving`).
-        if beat != seen && !self.flag.woken_while_blocked() {
+        // Only a wait older than `MARKED_WAIT`: see there.
+        if beat != seen && !self.flag.woken_in_wait_of(MARKED_WAIT) {
             return;
         }
         // A driver that is merely preempted (an oversubscribed machine)

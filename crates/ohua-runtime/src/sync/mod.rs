@@ -57,6 +57,9 @@ pub use std::thread;
 pub struct SleepFlag {
     /// [`AWAKE`], [`SLEEPING`] or [`WOKEN`].
     state: AtomicU8,
+    /// When the driver's current wait began ([`SleepFlag::blocking`]), in
+    /// ns since [`wait_epoch`].
+    wait_since: AtomicU64,
     unparker: Unparker,
     /// The run's quiescence count, for runs that fetch from data sources
     /// (`io/README.md`): a parked section is not running, and the waker that
@@ -88,14 +91,20 @@ impl SleepFlag {
     /// The flag of a section of a run whose running sections are counted by
     /// `quiet` (if given).
     pub fn counted(unparker: Unparker, quiet: Option<std::sync::Arc<Quiet>>) -> Arc<Self> {
-        Arc::new(SleepFlag { state: AtomicU8::new(AWAKE), unparker, quiet })
+        Arc::new(SleepFlag { state: AtomicU8::new(AWAKE), wait_since: AtomicU64::new(0), unparker, quiet })
     }
 
     /// The driver is about to wait inside a step. Only from [`AWAKE`]: a
     /// thread still stuck in a step after a rescue must not overwrite the
     /// new driver's announced sleep (a lost wake-up).
     pub fn blocking(&self) {
-        let _ = self.state.compare_exchange(AWAKE, BLOCKED, Ordering::Relaxed, Ordering::Relaxed);
+        // The time first: a waker that marks the wait, and the monitor that
+        // reads the mark, then see a start no older than the wait's.
+        let now = wait_epoch().elapsed().as_nanos() as u64;
+        if self.state.load(Ordering::Relaxed) == AWAKE {
+            self.wait_since.store(now, Ordering::Relaxed);
+            let _ = self.state.compare_exchange(AWAKE, BLOCKED, Ordering::Release, Ordering::Relaxed);
+        }
     }
 
     /// The wait announced by [`SleepFlag::blocking`] is over (whether or not
@@ -108,8 +117,20 @@ impl SleepFlag {
 
     /// Whether a waker came for the section while its driver waited in a
     /// step: the section's other operators have work the wait holds back.
+    #[cfg(test)]
     pub fn woken_while_blocked(&self) -> bool {
         self.state.load(Ordering::Relaxed) == BLOCKED_WOKEN
+    }
+
+    /// Whether a waker came during the driver's current wait
+    /// ([`SleepFlag::woken_while_blocked`]) and the wait has lasted `at_least`.
+    pub fn woken_in_wait_of(&self, at_least: std::time::Duration) -> bool {
+        if self.state.load(Ordering::Acquire) != BLOCKED_WOKEN {
+            return false;
+        }
+        let since = self.wait_since.load(Ordering::Relaxed);
+        let now = wait_epoch().elapsed().as_nanos() as u64;
+        now.saturating_sub(since) >= at_least.as_nanos() as u64
     }
 
     /// Announce the intent to park; follow with a last pass, then
@@ -152,6 +173,12 @@ impl SleepFlag {
             q.leave();
         }
     }
+}
+
+/// The origin of [`SleepFlag`]'s wait times (the first use in the process).
+fn wait_epoch() -> std::time::Instant {
+    static EPOCH: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    *EPOCH.get_or_init(std::time::Instant::now)
 }
 
 /// Wakes one section's thread. When the section is not going to sleep this
