@@ -83,13 +83,15 @@ fn auto_cuts_after_the_expensive_stage_once_it_has_measured_it() {
     );
 
     // The first run measured `heavy` fused with the `medium` calls of its
-    // section; their time is spread over them evenly, which underestimates
-    // `heavy`. The second run's cut is already better; once `heavy` has
-    // been measured alone, the cut sits right after it and stays there.
-    // How many runs that takes depends on the measurements: on a loaded
-    // machine (a CI run beside two builds) `heavy` shared its section with
-    // one `medium` for two more runs, measured fused again. So: separated
-    // by the fifth run, and the last three runs all cut right after it.
+    // section; the piece timed each of its links on some items
+    // (`deploy/link_times.rs`), and the piece's time is split over them by
+    // those probes, so the second run already cuts right after `heavy`
+    // (30 of 30 runs beside a busy core; before the probes the time was
+    // split evenly and then kept in that proportion, and about one run in
+    // 25 kept `heavy` fused with one `medium` for good). Measurements on a
+    // loaded machine are noisy (one of those 30 runs fused them again in
+    // its fourth run, and separated them in the next): so, separated by
+    // the fifth run, and the last three runs all cut right after it.
     let mut cuts = Vec::new();
     for _ in 0..6 {
         let (out, heavy_section, medium_sections) = sections_of_one_run(xs.clone());

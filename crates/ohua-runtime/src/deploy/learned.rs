@@ -11,11 +11,15 @@
 //!
 //! Operators fused into a chain (`node/chain.rs`) are timed together: the
 //! chain's time is reported on its first link. It is spread over the links
-//! in proportion to their previous estimates (evenly the first time), so a
-//! cost measured while a link ran on its own survives later runs in which it
-//! is fused. Splitting evenly every time would make the plan oscillate: a
-//! heavy link fused with a light one looks half as heavy, the next plan
-//! separates them, the one after fuses them again.
+//! in proportion to the time each link took on the items the piece probed
+//! (`deploy/link_times.rs`). Without probes (a piece that never got a
+//! value), it is spread in proportion to the links' previous estimates
+//! (evenly the first time), so a cost measured while a link ran on its own
+//! survives later runs in which it is fused. Splitting evenly every time
+//! would make the plan oscillate: a heavy link fused with a light one looks
+//! half as heavy, the next plan separates them, the one after fuses them
+//! again. Splitting by the previous estimates alone kept a first even split
+//! forever: a heavy link fused with a light one stayed fused.
 //!
 //! Runs that measured less than [`MIN_MEASURED`] in total, or that failed,
 //! leave the estimates alone: their busy times are mostly noise. One such
@@ -168,11 +172,23 @@ pub(crate) fn estimates(graph: &GraphInfo) -> Option<Measured> {
     }
 }
 
+/// Which nodes of a run ran fused into chain pieces, and what probing the
+/// pieces' links measured.
+#[derive(Clone, Copy)]
+pub(crate) struct Fused<'a> {
+    /// `into[id]`: the first link of the chain piece node `id` ran fused
+    /// into, whose `busy` covers the whole piece.
+    pub(crate) into: &'a [Option<usize>],
+    /// Sampled nanoseconds per node id ([`super::LinkTimes`]); empty if
+    /// the run fused nothing.
+    pub(crate) sampled: &'a [u64],
+}
+
 /// Remember the busy time and firings of every node of a finished run of
 /// `graph` (`nodes`, indexed by node id), and its wall time (`replicated`:
 /// whether an operator ran on replicas; `waited`: whether it called its
-/// sources and no loop's source may have blocked); `fused_into[id]` is the first link of the
-/// chain node `id` ran fused into, whose `busy` covers the whole chain.
+/// sources and no loop's source may have blocked); `fused` says how to
+/// split the time of chain pieces over their links.
 /// Whether a run had elastic replicas that stayed closed is read from
 /// `nodes` ([`NodeStats::elastic`]).
 pub(crate) fn record(
@@ -181,7 +197,7 @@ pub(crate) fn record(
     wall: Duration,
     replicated: bool,
     waited: bool,
-    fused_into: &[Option<usize>],
+    fused: Fused<'_>,
 ) {
     // Checked before anything is allocated: most calls of a small
     // algorithm measure too little to be used.
@@ -212,7 +228,7 @@ pub(crate) fn record(
     let all: u64 = firings.iter().sum();
     let mut store = store().lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     let previous = store.get(&key(graph));
-    let estimates = spread(&busy, fused_into, previous.map(|e| e.busy.as_slice()));
+    let estimates = spread(&busy, fused, previous.map(|e| e.busy.as_slice()));
     let mut pace = previous.map(|e| e.pace).unwrap_or_default();
     let sample = wall.as_nanos() as f64 / all.max(1) as f64;
     Pace::update(if replicated { &mut pace.replicated } else { &mut pace.plain }, sample);
@@ -221,25 +237,31 @@ pub(crate) fn record(
 
 /// Per-node estimates from one run: a node that ran on its own keeps its
 /// measured time; a chain's time is split over its links in proportion to
-/// `previous` (evenly where there is no usable previous estimate).
-fn spread(busy: &[Duration], fused_into: &[Option<usize>], previous: Option<&[f64]>) -> Vec<f64> {
+/// their sampled times, else to `previous` (evenly where there is no usable
+/// previous estimate either).
+fn spread(busy: &[Duration], fused: Fused<'_>, previous: Option<&[f64]>) -> Vec<f64> {
     let n = busy.len();
     let mut out: Vec<f64> = busy.iter().map(|d| d.as_nanos() as f64).collect();
     // Links of each chain, grouped by the chain's first link.
     let mut links: HashMap<usize, Vec<usize>> = HashMap::new();
-    for (id, head) in fused_into.iter().enumerate().take(n) {
+    for (id, head) in fused.into.iter().enumerate().take(n) {
         if let Some(head) = *head {
             links.entry(head).or_insert_with(|| vec![head]).push(id);
         }
     }
+    let weights = |from: &[f64], members: &[usize]| -> Option<Vec<f64>> {
+        if from.len() != n {
+            return None;
+        }
+        let w: Vec<f64> = members.iter().map(|&id| from[id]).collect();
+        (w.iter().sum::<f64>() > 0.0).then_some(w)
+    };
+    let sampled: Vec<f64> = fused.sampled.iter().map(|&t| t as f64).collect();
     for members in links.values() {
         let chain_total: f64 = members.iter().map(|&id| out[id]).sum();
-        let prior: Vec<f64> = match previous {
-            Some(p) if p.len() == n && members.iter().map(|&id| p[id]).sum::<f64>() > 0.0 => {
-                members.iter().map(|&id| p[id]).collect()
-            }
-            _ => vec![1.0; members.len()],
-        };
+        let prior = weights(&sampled, members)
+            .or_else(|| previous.and_then(|p| weights(p, members)))
+            .unwrap_or_else(|| vec![1.0; members.len()]);
         let prior_total: f64 = prior.iter().sum();
         for (&id, w) in members.iter().zip(prior) {
             out[id] = chain_total * w / prior_total;
@@ -250,10 +272,13 @@ fn spread(busy: &[Duration], fused_into: &[Option<usize>], previous: Option<&[f6
 
 #[cfg(test)]
 mod tests {
-    use super::{estimates, lookup, record, spread, Learned, Pace, LIGHT_WALL};
+    use super::{estimates, lookup, record, spread, Fused, Learned, Pace, LIGHT_WALL};
     use crate::graph::{GraphInfo, NodeInfo, OpKind};
     use crate::stats::NodeStats;
     use std::time::Duration;
+
+    /// A run of a graph of one node, fused into nothing.
+    const ALONE: Fused<'static> = Fused { into: &[None], sampled: &[] };
 
     /// The statistics of a run of a graph of one call, `name`.
     fn one_call(name: &'static str, firings: u64, busy: Duration) -> Vec<NodeStats> {
@@ -280,14 +305,14 @@ mod tests {
         };
         let stats = |firings| one_call("paced/f#1", firings, Duration::from_millis(5));
         // 1000 firings in 10 ms without replicas: 10 µs per firing.
-        record(&G, &stats(1000), Duration::from_millis(10), false, true, &[None]);
+        record(&G, &stats(1000), Duration::from_millis(10), false, true, ALONE);
         let pace = estimates(&G).expect("measured").2;
         assert_eq!(pace, Pace { plain: Some(10_000.0), replicated: None });
         assert!(!pace.replicas_were_slower(), "nothing to compare yet");
         // With replicas: 6 µs, then 16 µs per firing (the average: 11 µs).
-        record(&G, &stats(1000), Duration::from_millis(6), true, true, &[None]);
+        record(&G, &stats(1000), Duration::from_millis(6), true, true, ALONE);
         assert!(!estimates(&G).expect("measured").2.replicas_were_slower());
-        record(&G, &stats(1000), Duration::from_millis(16), true, true, &[None]);
+        record(&G, &stats(1000), Duration::from_millis(16), true, true, ALONE);
         let pace = estimates(&G).expect("measured").2;
         assert_eq!(pace.replicated, Some(11_000.0));
         assert!(pace.replicas_were_slower());
@@ -305,19 +330,19 @@ mod tests {
         let little = Duration::from_micros(200);
         // A short call, and a run that did not wait for sources (a loop
         // over a channel, or no fetch at all): not light.
-        record(&G, &stats(little), LIGHT_WALL / 2, false, true, &[None]);
+        record(&G, &stats(little), LIGHT_WALL / 2, false, true, ALONE);
         assert!(!light(), "a short call's next call may get more work");
-        record(&G, &stats(little), LIGHT_WALL * 10, false, false, &[None]);
+        record(&G, &stats(little), LIGHT_WALL * 10, false, false, ALONE);
         assert!(!light(), "only waiting for sources makes a run light");
         // 0.2 ms of work over 40 ms of waiting: light.
-        record(&G, &stats(little), LIGHT_WALL * 10, false, true, &[None]);
+        record(&G, &stats(little), LIGHT_WALL * 10, false, true, ALONE);
         assert!(light());
         // A run with work to spread: measured again.
-        record(&G, &stats(Duration::from_millis(30)), Duration::from_millis(40), false, true, &[None]);
+        record(&G, &stats(Duration::from_millis(30)), Duration::from_millis(40), false, true, ALONE);
         assert!(!light());
         assert!(estimates(&G).is_some());
         // Light again after it (the measurements are kept for later).
-        record(&G, &stats(little), LIGHT_WALL * 10, false, true, &[None]);
+        record(&G, &stats(little), LIGHT_WALL * 10, false, true, ALONE);
         assert!(light());
     }
 
@@ -343,17 +368,20 @@ mod tests {
         };
         let quick = Duration::from_micros(100);
         // Opened: the piece was heavy, the next run may measure it.
-        record(&G, &stats(Some(16)), quick, true, false, &[None]);
+        record(&G, &stats(Some(16)), quick, true, false, ALONE);
         assert!(matches!(lookup(&G), Learned::Nothing));
         // Closed in a short run: later unmeasured runs plan without them.
-        record(&G, &stats(None), quick, false, false, &[None]);
+        record(&G, &stats(None), quick, false, false, ALONE);
         assert!(matches!(lookup(&G), Learned::Closed));
         // A run that measures enough plans by its measurements again.
         let mut long = one_call("short/f#1", 1000, Duration::from_millis(30));
         long[0].elastic = None;
-        record(&G, &long, Duration::from_millis(40), false, false, &[None]);
+        record(&G, &long, Duration::from_millis(40), false, false, ALONE);
         assert!(estimates(&G).is_some());
     }
+
+    /// Node 1 is a chain's first link; 2 and 3 ran fused into it.
+    const CHAIN: &[Option<usize>] = &[None, None, Some(1), Some(1)];
 
     fn ms(v: &[u64]) -> Vec<Duration> {
         v.iter().map(|&m| Duration::from_millis(m)).collect()
@@ -361,14 +389,13 @@ mod tests {
 
     #[test]
     fn unfused_nodes_keep_their_measured_time() {
-        let out = spread(&ms(&[3, 5, 0]), &[None, None, None], None);
+        let out = spread(&ms(&[3, 5, 0]), Fused { into: &[None, None, None], sampled: &[] }, None);
         assert_eq!(out, vec![3e6, 5e6, 0.0]);
     }
 
     #[test]
     fn a_chain_is_split_evenly_without_history() {
-        // Node 1 is the chain's first link; 2 and 3 ran fused into it.
-        let out = spread(&ms(&[1, 90, 0, 0]), &[None, None, Some(1), Some(1)], None);
+        let out = spread(&ms(&[1, 90, 0, 0]), Fused { into: CHAIN, sampled: &[] }, None);
         assert_eq!(out, vec![1e6, 30e6, 30e6, 30e6]);
     }
 
@@ -378,7 +405,19 @@ mod tests {
         // 5 ms each; fused now, their 100 ms keep that 8:1:1 ratio, so the
         // planner does not forget that link 1 is the heavy one.
         let previous = [1e6, 40e6, 5e6, 5e6];
-        let out = spread(&ms(&[1, 100, 0, 0]), &[None, None, Some(1), Some(1)], Some(&previous));
+        let out = spread(&ms(&[1, 100, 0, 0]), Fused { into: CHAIN, sampled: &[] }, Some(&previous));
         assert_eq!(out, vec![1e6, 80e6, 10e6, 10e6]);
+    }
+
+    #[test]
+    fn a_chain_is_split_by_its_probed_link_times_over_earlier_estimates() {
+        // An earlier run split the chain evenly (no probes then); this run
+        // probed link 1 at 6 ms and links 2-3 at 1 ms each: the chain's
+        // 80 ms follow the probes (6:1:1), not the old even split, so a
+        // heavy link fused from the first run on is seen as heavy at once.
+        let previous = [1e6, 30e6, 30e6, 30e6];
+        let sampled = [0, 6_000_000, 1_000_000, 1_000_000];
+        let out = spread(&ms(&[1, 80, 0, 0]), Fused { into: CHAIN, sampled: &sampled }, Some(&previous));
+        assert_eq!(out, vec![1e6, 60e6, 10e6, 10e6]);
     }
 }

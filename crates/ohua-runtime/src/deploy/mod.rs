@@ -89,6 +89,7 @@ mod error;
 mod file;
 mod io_mode;
 pub(crate) mod learned;
+mod link_times;
 mod plan;
 mod policy;
 mod replicas;
@@ -107,6 +108,7 @@ pub use env::{
 };
 pub use error::DeployError;
 pub use io_mode::IoMode;
+pub(crate) use link_times::{nanos, LinkTimes, PROBE_EVERY};
 pub use plan::{plan, Opening, Plan};
 pub use policy::{LatencyGoal, LiveScaling, Scaling, ScalingPolicy, Throughput};
 pub use replicas::{ReplicaRule, Replication, MAX_REPLICAS};

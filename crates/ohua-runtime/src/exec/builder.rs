@@ -1,7 +1,7 @@
 //! Instantiating a graph: arcs sized and wired for the plan, operators installed.
 
 use crate::arc::{self, Receiver, Sender};
-use crate::deploy::Plan;
+use crate::deploy::{LinkTimes, Plan};
 use crate::graph::GraphInfo;
 use crate::node::chain::Stage;
 use crate::node::elastic::{Elastic, Probe};
@@ -55,6 +55,9 @@ pub struct Builder<'a> {
     /// is split over (`node/path.rs`); made with the first of them, so a
     /// run without any allocates nothing for it.
     path: Option<PathCosts>,
+    /// Where the run's chain pieces add their links' sampled times; made
+    /// with the first piece of two links or more.
+    link_times: Option<LinkTimes>,
 }
 
 /// An operator beyond one per node: a replica or a merge of node `anchor`.
@@ -74,6 +77,8 @@ pub(crate) struct Built<'a> {
     pub(crate) extras: Vec<Extra<'a>>,
     /// The elastic replicated nodes' lanes, for the run's report.
     pub(crate) elastic: Vec<Option<Elastic>>,
+    /// The chain links' sampled times, if the run fused any.
+    pub(crate) link_times: Option<LinkTimes>,
 }
 
 impl<'a> Builder<'a> {
@@ -94,6 +99,7 @@ impl<'a> Builder<'a> {
             elastic: vec![None; graph.nodes.len()],
             live_scaling: None,
             path: None,
+            link_times: None,
         }
     }
 
@@ -432,6 +438,7 @@ impl<'a> Builder<'a> {
             fused_into: self.fused_into,
             extras: self.extras,
             elastic: self.elastic,
+            link_times: self.link_times,
         }
     }
 }
@@ -458,6 +465,11 @@ impl<'a> Install<'a> for Builder<'a> {
 
     fn install_piece<N: Node + 'a>(&mut self, ids: &[usize], node: N) {
         Builder::install_piece(self, ids, node)
+    }
+
+    fn link_times(&mut self) -> LinkTimes {
+        let nodes = self.graph.nodes.len();
+        self.link_times.get_or_insert_with(|| LinkTimes::new(nodes)).clone()
     }
 
     fn install_extra(&mut self, anchor: usize, role: Role, node: Box<dyn Node + 'a>) {

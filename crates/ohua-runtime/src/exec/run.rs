@@ -120,7 +120,7 @@ impl<'a> Prepared<'a> {
         if let Some(control) = &control {
             attach(graph, control, &mut built.nodes, &mut built.extras);
         }
-        let (plan, fused_into, elastic) = (built.plan, built.fused_into, built.elastic);
+        let (plan, fused_into, elastic, link_times) = (built.plan, built.fused_into, built.elastic, built.link_times);
         let sections = assign(graph, &plan, parkers, flags, built.nodes, built.extras);
 
         let shared = RunShared::new(wakers, io.clone());
@@ -156,7 +156,10 @@ impl<'a> Prepared<'a> {
             // Only a run that waited for its sources may mark its graph
             // light: a cheap pipeline's wall time is hand-offs, not waiting.
             let waited = !shared.streaming() && report.io.iter().any(|s| s.calls > 0);
-            deploy::learned::record(graph, &report.nodes, report.wall, replicated, waited, &fused_into);
+            // The chain pieces added their probes when `sections` was dropped.
+            let links = link_times.map(|t| t.get()).unwrap_or_default();
+            let fused = deploy::learned::Fused { into: &fused_into, sampled: &links };
+            deploy::learned::record(graph, &report.nodes, report.wall, replicated, waited, fused);
         }
 
         match shared.take_failure() {

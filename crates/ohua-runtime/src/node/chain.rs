@@ -15,14 +15,21 @@
 //! reported with that link's name (see `blame` below). Firings are the same for
 //! every link of a piece; the run report lists the other links as fused into
 //! the first.
+//!
+//! The section driver times a piece as one operator. So that the `auto`
+//! planner knows which link the time went to, a piece of two links or more
+//! times each link on the first item of one step in
+//! [`PROBE_EVERY`](crate::deploy::PROBE_EVERY) (`deploy/link_times.rs`).
 
 use std::cell::Cell;
+use std::time::Instant;
 
 use super::install::{Install, Role};
 use super::marks::{self, Attach, Marks};
 use super::replicate::{Gather, Scatter, LANE_DEPTH, REORDER_DEPTH};
 use super::{Node, Step};
 use crate::arc::Receiver;
+use crate::deploy::{nanos, LinkTimes, PROBE_EVERY};
 use crate::packet::{Level, Mark, Packet};
 use crate::port::{In, Out};
 use crate::update::VersionScope;
@@ -101,6 +108,9 @@ pub trait Stage<A>: Send {
     fn id(&self) -> usize;
     /// Fire with `x` and pass the result on.
     fn accept(&mut self, x: A);
+    /// [`Stage::accept`], adding each link's time to `ns` (this link's
+    /// first, then the following links' in order).
+    fn accept_probed(&mut self, x: A, ns: &mut [u64]);
     /// Forward an end-of-activation marker.
     fn accept_end(&mut self, level: Level);
     /// Forward a control marker; returns the arcs it went into.
@@ -141,6 +151,7 @@ impl<A: Send> Stage<A> for Last {
         unreachable!("`Last` is never a link")
     }
     fn accept(&mut self, _: A) {}
+    fn accept_probed(&mut self, _: A, _: &mut [u64]) {}
     fn accept_end(&mut self, _: Level) {}
     fn accept_mark(&mut self, _: Mark) -> usize {
         0
@@ -196,6 +207,19 @@ where
     #[inline(always)]
     fn accept(&mut self, x: A) {
         fire(self.id, &mut self.f, &mut self.out, &mut self.next, x);
+    }
+
+    #[inline(never)]
+    fn accept_probed(&mut self, x: A, ns: &mut [u64]) {
+        let start = Instant::now();
+        let ((), (y,)) = blame(self.id, || (self.f)((x,), ()));
+        if let Some(t) = ns.first_mut() {
+            *t += nanos(start.elapsed());
+        }
+        match &mut self.next {
+            Some(n) => n.accept_probed(y, ns.get_mut(1..).unwrap_or_default()),
+            None => self.out.send(y),
+        }
     }
 
     #[inline]
@@ -259,8 +283,9 @@ where
         self.split(builder);
         let mut ids = Vec::new();
         self.fused_ids(&mut ids);
+        let probe = LinkProbe::new(builder, &ids);
         if !builder.plan().is_replicated(self.id) {
-            builder.install_piece(&ids, Segment::new(self));
+            builder.install_piece(&ids, Segment::new(self, probe));
             return;
         }
         let (to_replicas, lanes) = builder.lanes::<A>(self.id, true, LANE_DEPTH);
@@ -270,7 +295,7 @@ where
         let elastic = builder.elastic(self.id);
         builder.install_piece(&ids, Scatter::new((input,), to_replicas, order, |(a,): (A,)| a).elastic(elastic));
         for (k, copy) in copies.into_iter().enumerate() {
-            builder.install_extra(self.id, Role::Replica(k), Box::new(Segment::new(copy)));
+            builder.install_extra(self.id, Role::Replica(k), Box::new(Segment::new(copy, probe.clone())));
         }
     }
 
@@ -327,13 +352,86 @@ fn pass_in_piece<B, N: Stage<B>>(
 
 /// One piece of a chain, run as a single operator: pops from the first
 /// link's input, runs every link of the piece per value, sends from the last.
-pub struct Segment<L>(L, Option<Marks>);
+pub struct Segment<L>(L, Option<Marks>, LinkProbe);
 
 impl<L> Segment<L> {
     /// The operator for the piece that starts at `first` (already split).
-    pub(crate) fn new(first: L) -> Self {
-        Segment(first, None)
+    pub(crate) fn new(first: L, probe: LinkProbe) -> Self {
+        Segment(first, None, probe)
     }
+}
+
+/// A piece's sampled link times ([`Stage::accept_probed`]), added to the
+/// run's [`LinkTimes`] when the piece is dropped at the end of the run.
+#[derive(Clone)]
+pub(crate) struct LinkProbe {
+    /// The piece's node ids, first link first; empty for a piece of one
+    /// link (its time is the piece's), which never probes.
+    ids: Vec<usize>,
+    /// Sampled nanoseconds per link.
+    ns: Vec<u64>,
+    /// Steps until the next probe.
+    countdown: u32,
+    sink: Option<LinkTimes>,
+}
+
+impl LinkProbe {
+    /// The probe of the piece of nodes `ids`.
+    fn new<'a, I: Install<'a>>(builder: &mut I, ids: &[usize]) -> Self {
+        if ids.len() < 2 {
+            return LinkProbe { ids: Vec::new(), ns: Vec::new(), countdown: 0, sink: None };
+        }
+        LinkProbe { ids: ids.to_vec(), ns: vec![0; ids.len()], countdown: 0, sink: Some(builder.link_times()) }
+    }
+
+    /// Whether this step probes: the first step, then one in [`PROBE_EVERY`].
+    #[inline(always)]
+    fn due(&mut self) -> bool {
+        if self.ids.is_empty() {
+            return false;
+        }
+        if self.countdown == 0 {
+            self.countdown = PROBE_EVERY;
+            return true;
+        }
+        self.countdown -= 1;
+        false
+    }
+}
+
+impl Drop for LinkProbe {
+    fn drop(&mut self) {
+        if let Some(sink) = &self.sink {
+            sink.add(&self.ids, &self.ns);
+        }
+    }
+}
+
+/// Fire the piece on the first packet of its input, timing each link, if
+/// that packet is a value and the piece's end has room; whether it did.
+#[cold]
+#[inline(never)]
+fn probe_first<A, B, F, N>(link: &mut Link<A, B, F, N>, ns: &mut [u64]) -> bool
+where
+    A: Send,
+    B: Send,
+    F: FnMut((A,), ()) -> ((), (B,)) + Clone + Send,
+    N: Stage<B>,
+{
+    if link.input.available() == 0 || link.room() == 0 {
+        return false;
+    }
+    let x = {
+        let mut cursor = link.input.cursor();
+        // SAFETY: the input holds a packet (checked above).
+        if !matches!(unsafe { cursor.peek() }, Packet::Data(_)) {
+            return false;
+        }
+        let Packet::Data(x) = (unsafe { cursor.pop() }) else { unreachable!() };
+        x
+    };
+    link.accept_probed(x, ns);
+    true
 }
 
 impl<A, B, F, N> Node for Segment<Link<A, B, F, N>>
@@ -347,8 +445,12 @@ where
         let mut done = 0;
         // The piece's user code sees the replacements it adopted.
         let mut scope = marks::scope(&self.1);
+        if self.2.due() {
+            let Segment(link, _, probe) = &mut *self;
+            done += usize::from(probe_first(link, &mut probe.ns));
+        }
         while done < budget {
-            let Segment(link, marks_ctx) = &mut *self;
+            let Segment(link, marks_ctx, _) = &mut *self;
             let run = link.input.available().min(link.room()).min(budget - done);
             if run == 0 {
                 if done == 0 && link.input.is_closed() {
@@ -445,5 +547,64 @@ mod tests {
             slot
         });
         assert_eq!(v, 42);
+    }
+
+    /// A piece of two links probes each on its first value: the times it
+    /// adds to the run's `LinkTimes` are each link's own (lower bounds:
+    /// a link that sleeps 1 ms took at least 1 ms), and nothing goes to the
+    /// nodes outside the piece.
+    #[test]
+    fn a_piece_times_each_of_its_links_on_the_values_it_probes() {
+        use crate::exec::{execute, ResultSlot};
+        use crate::graph::{ArcInfo, GraphInfo, NodeInfo, OpKind};
+        use crate::node::chain::Link;
+        use crate::node::install::Install;
+        use crate::node::source::{Sink, Source};
+        use crate::port::{In, Out};
+        use std::time::Duration;
+
+        let _graphs = crate::tests::runs_graphs();
+        static G: GraphInfo = GraphInfo {
+            algorithm: "sleep2",
+            nodes: &[
+                NodeInfo { name: "sleep2/x#arg", kind: OpKind::Source, depth: 0, label: "x", replicable: false },
+                NodeInfo { name: "sleep2/a#1", kind: OpKind::Call, depth: 0, label: "a", replicable: false },
+                NodeInfo { name: "sleep2/b#2", kind: OpKind::Call, depth: 0, label: "b", replicable: false },
+                NodeInfo { name: "sleep2/result", kind: OpKind::Sink, depth: 0, label: "", replicable: false },
+            ],
+            arcs: &[
+                ArcInfo { from: 0, from_port: 0, to: 1, to_port: 0, feedback: false },
+                ArcInfo { from: 1, from_port: 0, to: 2, to_port: 0, feedback: false },
+                ArcInfo { from: 2, from_port: 0, to: 3, to_port: 0, feedback: false },
+            ],
+        };
+        let sleeps = |ms: u64| {
+            move |(x,): (u32,), ()| {
+                std::thread::sleep(Duration::from_millis(ms));
+                ((), (x + 1,))
+            }
+        };
+        let mut sink = None;
+        // Both links in one section, so they are one piece.
+        let one_section = crate::deploy::Deployment::default().workers(1);
+        let v = crate::context::with_deployment(one_section, || execute(&G, |b| {
+            let (s0, r0) = b.arc(0);
+            let (s1, r1) = b.arc(1);
+            let (s2, r2) = b.arc(2);
+            let slot: ResultSlot<u32> = b.result_slot();
+            sink = Some(Install::link_times(b));
+            b.node(0, Source::new(40u32, Out::new(vec![s0])));
+            let first = Link::new(1, In::new(r0), Out::new(vec![s1]), sleeps(1));
+            let second = Link::new(2, In::new(r1), Out::new(vec![s2]), sleeps(2));
+            b.chain(first.then(second));
+            b.node(3, Sink::new(In::new(r2), slot.clone()));
+            slot
+        }));
+        assert_eq!(v, 42);
+        let sampled = sink.expect("built").get();
+        assert_eq!(sampled.len(), 4);
+        assert!(sampled[1] >= 1_000_000, "link a slept 1 ms on its probed value: {sampled:?}");
+        assert!(sampled[2] >= 2_000_000, "link b slept 2 ms on its probed value: {sampled:?}");
+        assert_eq!((sampled[0], sampled[3]), (0, 0), "source and sink are not links: {sampled:?}");
     }
 }

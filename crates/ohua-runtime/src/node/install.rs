@@ -10,7 +10,7 @@
 use super::elastic::Elastic;
 use super::Node;
 use crate::arc::{Receiver, Sender};
-use crate::deploy::Plan;
+use crate::deploy::{LinkTimes, Plan};
 
 /// What an operator does for its node: the node's own operator, or a part
 /// of a replicated node (`node/replicate.rs`).
@@ -48,6 +48,9 @@ pub trait Install<'a> {
     /// Install `node` as the operator of the fused nodes `ids` (first one
     /// first).
     fn install_piece<N: Node + 'a>(&mut self, ids: &[usize], node: N);
+
+    /// Where a chain piece adds its links' sampled times (one sink per run).
+    fn link_times(&mut self) -> LinkTimes;
 
     /// Install a replica ([`Role::Replica`]) or the merge ([`Role::Merge`])
     /// of replicated node `anchor`.
