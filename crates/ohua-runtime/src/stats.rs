@@ -207,9 +207,10 @@ pub struct ElasticStats {
     /// Items replica 0 had run (after its first, unmeasured step) when the
     /// other replicas opened; `None` if the operator stayed on replica 0.
     pub opened_after: Option<u64>,
-    /// Cost per item replica 0 measured, in nanoseconds, at the decision
-    /// (or when it stopped measuring; the last moving average when the
-    /// replicas follow the load).
+    /// Cost per item replica 0 measured, in nanoseconds: when it stopped
+    /// measuring if the replicas stayed closed, else the last moving
+    /// average (replica 0 keeps measuring once they opened or while they
+    /// follow the load).
     pub ns_per_item: u64,
     /// Whether the replicas followed the load for the whole run
     /// ([`crate::deploy::Replication::Elastic`]).

@@ -270,6 +270,11 @@ pub struct Probe<N> {
     items: u64,
     nanos: u64,
     probing: bool,
+    /// Opened by its measured cost: replica 0's cost per item is kept up
+    /// to date as when following the load, for the scatter's light-load
+    /// rule (`local_first.rs`; the first items' cost, cold caches
+    /// included, was 2.7x the web server's `compose` under load).
+    following: bool,
     /// Steps since the last timed one (following the load).
     skipped: u64,
 }
@@ -277,7 +282,7 @@ pub struct Probe<N> {
 impl<N: Node> Probe<N> {
     /// Time `inner` (replica 0) for `elastic`'s decision.
     pub fn new(inner: N, elastic: Elastic) -> Self {
-        Probe { inner, elastic, steps: 0, items: 0, nanos: 0, probing: true, skipped: 0 }
+        Probe { inner, elastic, steps: 0, items: 0, nanos: 0, probing: true, following: false, skipped: 0 }
     }
 
     /// Account a timed productive step of `items` items that took `nanos`,
@@ -315,7 +320,7 @@ impl<N: Node> Probe<N> {
             return;
         }
         let load = self.elastic.0.opening == Opening::Load;
-        if load && self.items >= PROBE_ITEMS {
+        if self.following || (load && self.items >= PROBE_ITEMS) {
             // Following the load: a moving average over the sampled steps.
             let now = nanos / items.max(1) as u64;
             let avg = self.elastic.ns_per_item();
@@ -334,7 +339,7 @@ impl<N: Node> Probe<N> {
         if enough && per_item as f64 >= MIN_FIRING_NS {
             self.elastic.0.opened_after.store(self.items, Ordering::Relaxed);
             self.elastic.open();
-            self.probing = false;
+            self.following = true;
             tracing::debug!(items = self.items, ns_per_item = per_item, "ohua: elastic replicas opened");
         } else if self.items >= PROBE_LIMIT {
             self.probing = false;
@@ -342,12 +347,12 @@ impl<N: Node> Probe<N> {
     }
 
     /// Whether to time this step: every step until the first estimate,
-    /// then one in [`LOAD_SAMPLE`] when following the load.
+    /// then one in [`LOAD_SAMPLE`] when following the load or once opened.
     fn times_this_step(&mut self) -> bool {
         if !self.probing {
             return false;
         }
-        if self.elastic.0.opening != Opening::Load || self.items < PROBE_ITEMS {
+        if !self.following && (self.elastic.0.opening != Opening::Load || self.items < PROBE_ITEMS) {
             return true;
         }
         self.skipped += 1;

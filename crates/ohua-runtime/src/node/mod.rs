@@ -116,6 +116,7 @@ pub mod inputs;
 pub mod install;
 pub mod keyed;
 pub mod keyed_sticky;
+mod local_first;
 pub mod marks;
 pub mod outputs;
 pub(crate) mod path;

@@ -14,7 +14,10 @@
 //! * [`Scatter`] pops each activation's values and deals them to the lane
 //!   whose replica has the fewest items waiting (ties in rotation), so a
 //!   replica that shares its thread with other work, or got a slow item,
-//!   gets fewer. It records the lane of every item, and every
+//!   gets fewer. An item of a measured elastic operator that arrives alone
+//!   (light load) goes to lane 0 on a tie: its replica runs in the
+//!   scatter's section, so the item crosses no thread (`local_first.rs`).
+//!   It records the lane of every item, and every
 //!   end-of-activation marker, on the *order* arc, in input order.
 //! * Each replica is the operator itself (a `Call` or a chain piece) on its
 //!   lanes; it sees data only, never markers.
@@ -42,6 +45,7 @@ use crate::port::In;
 use super::elastic::Elastic;
 use super::follow::LoadWindow;
 use super::inputs::{DataInputs, Head};
+use super::local_first::Spacing;
 use super::marks::{self, Attach, Marks};
 use super::outputs::OutputSet;
 use super::{Node, Step};
@@ -81,6 +85,8 @@ pub struct Scatter<I, T, C> {
     elastic: Option<Elastic>,
     /// Elastic replicas that follow the load: what the current window saw.
     window: Option<LoadWindow>,
+    /// When the last item was dealt, to tell one that arrives alone.
+    spacing: Spacing,
 }
 
 impl<I, T, C> Scatter<I, T, C>
@@ -97,7 +103,18 @@ where
     /// If there are no lanes or more than `u16::MAX`.
     pub fn new(inputs: I, lanes: Vec<Sender<T>>, order: Sender<u16>, into: C) -> Self {
         assert!(!lanes.is_empty() && lanes.len() <= usize::from(u16::MAX), "ohua: a scatter needs 1..=65535 lanes");
-        Scatter { inputs, lanes, order, into, next: 0, markers_to_all: false, marks: None, elastic: None, window: None }
+        Scatter {
+            inputs,
+            lanes,
+            order,
+            into,
+            next: 0,
+            markers_to_all: false,
+            marks: None,
+            elastic: None,
+            window: None,
+            spacing: Spacing::default(),
+        }
     }
 
     /// Send every marker to every lane too (for replicas that hold sticky
@@ -115,9 +132,15 @@ where
         self
     }
 
-    /// The lane with the most room, searching from `next`; `None` if all are full.
+    /// The lane with the most room, searching from `next`; `None` if all
+    /// are full. Lane 0 on a tie for an item that arrives alone
+    /// (`local_first.rs`).
     fn pick(&mut self) -> Option<usize> {
         let n = self.elastic.as_ref().map_or(self.lanes.len(), |e| e.active().min(self.lanes.len()));
+        let alone = match &self.elastic {
+            Some(e) if n > 1 => self.spacing.alone(e.ns_per_item()),
+            _ => false,
+        };
         if self.next >= n {
             self.next = 0;
         }
@@ -133,7 +156,10 @@ where
                 best = Some((k, room));
             }
         }
-        let (k, _) = best?;
+        let (k, room) = best?;
+        if k != 0 && alone && self.lanes[0].current_room() == room {
+            return Some(0);
+        }
         self.next = (k + 1) % n;
         Some(k)
     }

@@ -89,7 +89,7 @@ impl fmt::Display for RunReport {
                 }
                 Some(ElasticStats { opened_after: Some(items), ns_per_item, .. }) => writeln!(
                     f,
-                    "  elastic: replicas 1.. opened after {items} items of replica 0 ({:.1} µs per item)",
+                    "  elastic: replicas 1.. opened after {items} items of replica 0 (now {:.1} µs per item)",
                     ns_per_item as f64 / 1e3
                 )?,
                 Some(ElasticStats { opened_after: None, ns_per_item, .. }) => writeln!(
@@ -254,7 +254,10 @@ mod tests {
             ),
             "{text}"
         );
-        assert!(text.contains("elastic: replicas 1.. opened after 16 items of replica 0 (4.5 µs per item)"), "{text}");
+        assert!(
+            text.contains("elastic: replicas 1.. opened after 16 items of replica 0 (now 4.5 µs per item)"),
+            "{text}"
+        );
         assert!(text.contains("    at 0.000 s: 1 -> 2 replicas (9000 items/s of 100.0 µs, backlog)"), "{text}");
         assert!(text.contains("    at 0.020 s: 2 -> 1 replicas (9000 items/s of 100.0 µs)"), "{text}");
         assert!(!text.contains("at 0.160 s"), "eight are shown: {text}");
