@@ -510,43 +510,63 @@ where
 
 #[cfg(all(test, not(loom)))]
 mod tests {
+    use crate::deploy::LinkTimes;
+    use crate::exec::{execute, ResultSlot};
+    use crate::graph::{ArcInfo, GraphInfo, NodeInfo, OpKind};
+    use crate::node::chain::Link;
+    use crate::node::install::Install;
+    use crate::node::source::{Sink, Source};
+    use crate::port::{In, Out};
+
+    /// `x -> a -> b -> result`: two calls, fused when in one section.
+    static G: GraphInfo = GraphInfo {
+        algorithm: "two_links",
+        nodes: &[
+            NodeInfo { name: "two_links/x#arg", kind: OpKind::Source, depth: 0, label: "x", replicable: false },
+            NodeInfo { name: "two_links/a#1", kind: OpKind::Call, depth: 0, label: "a", replicable: false },
+            NodeInfo { name: "two_links/b#2", kind: OpKind::Call, depth: 0, label: "b", replicable: false },
+            NodeInfo { name: "two_links/result", kind: OpKind::Sink, depth: 0, label: "", replicable: false },
+        ],
+        arcs: &[
+            ArcInfo { from: 0, from_port: 0, to: 1, to_port: 0, feedback: false },
+            ArcInfo { from: 1, from_port: 0, to: 2, to_port: 0, feedback: false },
+            ArcInfo { from: 2, from_port: 0, to: 3, to_port: 0, feedback: false },
+        ],
+    };
+
+    /// `b(a(40))` with `a` and `b` as one chain, and the run's link times.
+    fn run_two_links<A, B>(a: A, b: B) -> (u32, LinkTimes)
+    where
+        A: FnMut((u32,), ()) -> ((), (u32,)) + Clone + Send,
+        B: FnMut((u32,), ()) -> ((), (u32,)) + Clone + Send,
+    {
+        let _graphs = crate::tests::runs_graphs();
+        let mut sink = None;
+        // Both links in one section, so they are one piece.
+        let one_section = crate::deploy::Deployment::default().workers(1);
+        let v = crate::context::with_deployment(one_section, || {
+            execute(&G, |builder| {
+                let (s0, r0) = builder.arc(0);
+                let (s1, r1) = builder.arc(1);
+                let (s2, r2) = builder.arc(2);
+                let slot: ResultSlot<u32> = builder.result_slot();
+                sink = Some(Install::link_times(builder));
+                builder.node(0, Source::new(40u32, Out::new(vec![s0])));
+                let first = Link::new(1, In::new(r0), Out::new(vec![s1]), a);
+                let second = Link::new(2, In::new(r1), Out::new(vec![s2]), b);
+                builder.chain(first.then(second));
+                builder.node(3, Sink::new(In::new(r2), slot.clone()));
+                slot
+            })
+        });
+        (v, sink.expect("built"))
+    }
+
     /// `Link`'s example.
     #[test]
     fn two_links_in_one_section_run_as_one_operator() {
-        use crate::exec::{execute, ResultSlot};
-        use crate::graph::{ArcInfo, GraphInfo, NodeInfo, OpKind};
-        use crate::node::chain::Link;
-        use crate::node::source::{Sink, Source};
-        use crate::port::{In, Out};
-
-        let _graphs = crate::tests::runs_graphs();
-        static G: GraphInfo = GraphInfo {
-            algorithm: "inc2",
-            nodes: &[
-                NodeInfo { name: "inc2/x#arg", kind: OpKind::Source, depth: 0, label: "x", replicable: false },
-                NodeInfo { name: "inc2/inc#1", kind: OpKind::Call, depth: 0, label: "inc", replicable: false },
-                NodeInfo { name: "inc2/inc#2", kind: OpKind::Call, depth: 0, label: "inc", replicable: false },
-                NodeInfo { name: "inc2/result", kind: OpKind::Sink, depth: 0, label: "", replicable: false },
-            ],
-            arcs: &[
-                ArcInfo { from: 0, from_port: 0, to: 1, to_port: 0, feedback: false },
-                ArcInfo { from: 1, from_port: 0, to: 2, to_port: 0, feedback: false },
-                ArcInfo { from: 2, from_port: 0, to: 3, to_port: 0, feedback: false },
-            ],
-        };
-        let v = execute(&G, |b| {
-            let (s0, r0) = b.arc(0);
-            let (s1, r1) = b.arc(1);
-            let (s2, r2) = b.arc(2);
-            let slot: ResultSlot<u32> = b.result_slot();
-            b.node(0, Source::new(40u32, Out::new(vec![s0])));
-            let first = Link::new(1, In::new(r0), Out::new(vec![s1]), |(x,): (u32,), ()| ((), (x + 1,)));
-            let second = Link::new(2, In::new(r1), Out::new(vec![s2]), |(x,): (u32,), ()| ((), (x + 1,)));
-            b.chain(first.then(second));
-            b.node(3, Sink::new(In::new(r2), slot.clone()));
-            slot
-        });
-        assert_eq!(v, 42);
+        let inc = |(x,): (u32,), ()| ((), (x + 1,));
+        assert_eq!(run_two_links(inc, inc).0, 42);
     }
 
     /// A piece of two links probes each on its first value: the times it
@@ -555,53 +575,15 @@ mod tests {
     /// nodes outside the piece.
     #[test]
     fn a_piece_times_each_of_its_links_on_the_values_it_probes() {
-        use crate::exec::{execute, ResultSlot};
-        use crate::graph::{ArcInfo, GraphInfo, NodeInfo, OpKind};
-        use crate::node::chain::Link;
-        use crate::node::install::Install;
-        use crate::node::source::{Sink, Source};
-        use crate::port::{In, Out};
-        use std::time::Duration;
-
-        let _graphs = crate::tests::runs_graphs();
-        static G: GraphInfo = GraphInfo {
-            algorithm: "sleep2",
-            nodes: &[
-                NodeInfo { name: "sleep2/x#arg", kind: OpKind::Source, depth: 0, label: "x", replicable: false },
-                NodeInfo { name: "sleep2/a#1", kind: OpKind::Call, depth: 0, label: "a", replicable: false },
-                NodeInfo { name: "sleep2/b#2", kind: OpKind::Call, depth: 0, label: "b", replicable: false },
-                NodeInfo { name: "sleep2/result", kind: OpKind::Sink, depth: 0, label: "", replicable: false },
-            ],
-            arcs: &[
-                ArcInfo { from: 0, from_port: 0, to: 1, to_port: 0, feedback: false },
-                ArcInfo { from: 1, from_port: 0, to: 2, to_port: 0, feedback: false },
-                ArcInfo { from: 2, from_port: 0, to: 3, to_port: 0, feedback: false },
-            ],
-        };
         let sleeps = |ms: u64| {
             move |(x,): (u32,), ()| {
-                std::thread::sleep(Duration::from_millis(ms));
+                std::thread::sleep(std::time::Duration::from_millis(ms));
                 ((), (x + 1,))
             }
         };
-        let mut sink = None;
-        // Both links in one section, so they are one piece.
-        let one_section = crate::deploy::Deployment::default().workers(1);
-        let v = crate::context::with_deployment(one_section, || execute(&G, |b| {
-            let (s0, r0) = b.arc(0);
-            let (s1, r1) = b.arc(1);
-            let (s2, r2) = b.arc(2);
-            let slot: ResultSlot<u32> = b.result_slot();
-            sink = Some(Install::link_times(b));
-            b.node(0, Source::new(40u32, Out::new(vec![s0])));
-            let first = Link::new(1, In::new(r0), Out::new(vec![s1]), sleeps(1));
-            let second = Link::new(2, In::new(r1), Out::new(vec![s2]), sleeps(2));
-            b.chain(first.then(second));
-            b.node(3, Sink::new(In::new(r2), slot.clone()));
-            slot
-        }));
+        let (v, sink) = run_two_links(sleeps(1), sleeps(2));
         assert_eq!(v, 42);
-        let sampled = sink.expect("built").get();
+        let sampled = sink.get();
         assert_eq!(sampled.len(), 4);
         assert!(sampled[1] >= 1_000_000, "link a slept 1 ms on its probed value: {sampled:?}");
         assert!(sampled[2] >= 2_000_000, "link b slept 2 ms on its probed value: {sampled:?}");
