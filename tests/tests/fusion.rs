@@ -70,3 +70,37 @@ fn reports_show_which_calls_ran_fused() {
     let (_, reports) = ohua::profile(|| ohua::with_deployment(per_op, || chain_with_a_cursed_link(vec![1, 2, 3])));
     assert!(reports[0].nodes.iter().all(|n| n.fused_into.is_none()));
 }
+
+fn nap(x: u64, ms: u64) -> u64 {
+    std::thread::sleep(std::time::Duration::from_millis(ms));
+    x + ms
+}
+
+/// Two calls that sleep 1 and 3 ms an item, fused into one piece.
+#[algorithm]
+fn napping_chain(xs: Vec<u64>) -> Vec<u64> {
+    let mut out = Vec::new();
+    for x in xs {
+        let a = nap(x, 1);
+        let b = nap(a, 3);
+        out.push(b);
+    }
+    out
+}
+
+#[test]
+fn a_fused_pieces_time_is_split_over_its_links() {
+    let (out, reports) = ohua::profile(|| ohua::with_deployment(single(), || napping_chain(vec![0; 6])));
+    assert_eq!(out, vec![4; 6]);
+    let r = &reports[0];
+    let links: Vec<_> = r.nodes.iter().filter(|n| n.name.contains("/nap#")).collect();
+    assert_eq!(links.len(), 2, "{r}");
+    assert!(links.iter().any(|n| n.fused_into.is_some()), "one piece: {r}");
+    // The piece timed each link on its first item (`deploy/link_times.rs`),
+    // so each gets a share of the piece's time, which covers every sleep
+    // (a step of a call this slow is always timed). Before, the second
+    // link showed 0 ms and the first all of it.
+    assert!(links.iter().all(|n| !n.busy.is_zero()), "{r}");
+    let total: std::time::Duration = links.iter().map(|n| n.busy).sum();
+    assert!(total >= std::time::Duration::from_micros(6 * 4_000 - 1), "{r}");
+}

@@ -99,9 +99,11 @@ pub struct NodeStats {
     pub steps: u64,
     /// Time spent in steps that made progress, estimated from sampled steps
     /// (one in 16 productive steps of a fast operator, every step of one that
-    /// takes 10 µs or more per firing; see `exec/timing.rs`). For an operator fused into
-    /// another one's (see `fused_into`) this is zero: the time is counted on
-    /// the first operator of the fused piece.
+    /// takes 10 µs or more per firing; see `exec/timing.rs`). The time of a
+    /// fused piece (see `fused_into`) is split over its operators in
+    /// proportion to the time each took on the items the piece timed link by
+    /// link (one step in 16, `deploy/link_times.rs`); a piece that never
+    /// timed an item has all its time on its first operator.
     pub busy: Duration,
     /// `Some(name)` if this call ran fused into the operator `name` (a chain
     /// of calls in one section runs as one operator, see `node/chain.rs`).

@@ -108,7 +108,7 @@ pub use env::{
 };
 pub use error::DeployError;
 pub use io_mode::IoMode;
-pub(crate) use link_times::{nanos, LinkTimes, PROBE_EVERY};
+pub(crate) use link_times::{nanos, LinkTimes, PROBE_EVERY, PROBE_ITEMS, PROBE_STEPS};
 pub use plan::{plan, Opening, Plan};
 pub use policy::{LatencyGoal, LiveScaling, Scaling, ScalingPolicy, Throughput};
 pub use replicas::{ReplicaRule, Replication, MAX_REPLICAS};

@@ -21,13 +21,17 @@ pub const OHUA_DOT: &str = "OHUA_DOT";
 /// ([`RunReport::explain_io`]) to stderr when set to anything but `0`.
 pub const OHUA_EXPLAIN: &str = "OHUA_EXPLAIN";
 
-/// The report of a run from its plan, wall time and per-node counters.
+/// The report of a run from its plan, wall time and per-node counters;
+/// `links` has the sampled time of each link of a fused piece, per node id
+/// (empty if the run fused nothing).
+#[allow(clippy::too_many_arguments)] // one call site, each argument a different part of the run
 pub(crate) fn make_report(
     graph: &'static GraphInfo,
     plan: Plan,
     wall: Duration,
     counters: Vec<(usize, Role, usize, Counters)>,
     fused_into: &[Option<usize>],
+    links: &[u64],
     section_stats: Vec<SectionStats>,
     elastic: &[Option<Elastic>],
 ) -> RunReport {
@@ -82,14 +86,14 @@ pub(crate) fn make_report(
             Role::Merge => {}
         }
     }
-    // A fused link fires exactly when the first link of its piece does; the
-    // piece's time is all reported on that first link.
+    // A fused link fires exactly when the first link of its piece does.
     for (id, head) in fused_into.iter().enumerate() {
         if let Some(head) = *head {
             nodes[id].firings = nodes[head].firings;
             nodes[id].steps = nodes[head].steps;
         }
     }
+    split_pieces(&mut nodes, fused_into, links);
     RunReport {
         graph,
         algorithm: graph.algorithm,
@@ -102,6 +106,33 @@ pub(crate) fn make_report(
         io: Vec::new(),
         io_sites: Vec::new(),
         markers: Vec::new(),
+    }
+}
+
+/// Split the time of each fused piece, measured on its first link, over
+/// its links in proportion to their sampled times `links`; a piece without
+/// samples keeps its time on its first link.
+fn split_pieces(nodes: &mut [NodeStats], fused_into: &[Option<usize>], links: &[u64]) {
+    if links.len() != nodes.len() {
+        return;
+    }
+    // The links fused into each piece, by the piece's first link.
+    let mut fused: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
+    for (id, head) in fused_into.iter().enumerate() {
+        if let Some(head) = *head {
+            fused[head].push(id);
+        }
+    }
+    for (head, rest) in fused.iter().enumerate().filter(|(_, rest)| !rest.is_empty()) {
+        let members = || std::iter::once(head).chain(rest.iter().copied());
+        let sampled: u64 = members().map(|id| links[id]).sum();
+        if sampled == 0 {
+            continue;
+        }
+        let total = nodes[head].busy.as_nanos() as f64;
+        for id in members() {
+            nodes[id].busy = Duration::from_nanos((total * links[id] as f64 / sampled as f64) as u64);
+        }
     }
 }
 

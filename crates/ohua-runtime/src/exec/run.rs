@@ -136,8 +136,10 @@ impl<'a> Prepared<'a> {
         if let Some(io) = &io {
             io.wait_idle(!shared.aborted());
         }
-        let mut report =
-            make_report(graph, plan, start.elapsed(), counters, &fused_into, shared.section_stats(), &elastic);
+        // The chain pieces added their probes when `sections` was dropped.
+        let links = link_times.map(|t| t.get()).unwrap_or_default();
+        let stats = shared.section_stats();
+        let mut report = make_report(graph, plan, start.elapsed(), counters, &fused_into, &links, stats, &elastic);
         report.panicked = shared.panicked_operator();
         if let Some(control) = &control {
             report.markers = control.reports();
@@ -156,8 +158,6 @@ impl<'a> Prepared<'a> {
             // Only a run that waited for its sources may mark its graph
             // light: a cheap pipeline's wall time is hand-offs, not waiting.
             let waited = !shared.streaming() && report.io.iter().any(|s| s.calls > 0);
-            // The chain pieces added their probes when `sections` was dropped.
-            let links = link_times.map(|t| t.get()).unwrap_or_default();
             let fused = deploy::learned::Fused { into: &fused_into, sampled: &links };
             deploy::learned::record(graph, &report.nodes, report.wall, replicated, waited, fused);
         }

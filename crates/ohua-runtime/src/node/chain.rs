@@ -18,8 +18,7 @@
 //!
 //! The section driver times a piece as one operator. So that the `auto`
 //! planner knows which link the time went to, a piece of two links or more
-//! times each link on the first item of one step in
-//! [`PROBE_EVERY`](crate::deploy::PROBE_EVERY) (`deploy/link_times.rs`).
+//! times each link on one item now and then (`deploy/link_times.rs`).
 
 use std::cell::Cell;
 use std::time::Instant;
@@ -29,7 +28,7 @@ use super::marks::{self, Attach, Marks};
 use super::replicate::{Gather, Scatter, LANE_DEPTH, REORDER_DEPTH};
 use super::{Node, Step};
 use crate::arc::Receiver;
-use crate::deploy::{nanos, LinkTimes, PROBE_EVERY};
+use crate::deploy::{nanos, LinkTimes, PROBE_EVERY, PROBE_ITEMS, PROBE_STEPS};
 use crate::packet::{Level, Mark, Packet};
 use crate::port::{In, Out};
 use crate::update::VersionScope;
@@ -370,8 +369,8 @@ pub(crate) struct LinkProbe {
     ids: Vec<usize>,
     /// Sampled nanoseconds per link.
     ns: Vec<u64>,
-    /// Steps until the next probe.
-    countdown: u32,
+    /// Steps and items since the last probe (`None` until the first).
+    since: Option<(u32, usize)>,
     sink: Option<LinkTimes>,
 }
 
@@ -379,23 +378,36 @@ impl LinkProbe {
     /// The probe of the piece of nodes `ids`.
     fn new<'a, I: Install<'a>>(builder: &mut I, ids: &[usize]) -> Self {
         if ids.len() < 2 {
-            return LinkProbe { ids: Vec::new(), ns: Vec::new(), countdown: 0, sink: None };
+            return LinkProbe { ids: Vec::new(), ns: Vec::new(), since: None, sink: None };
         }
-        LinkProbe { ids: ids.to_vec(), ns: vec![0; ids.len()], countdown: 0, sink: Some(builder.link_times()) }
+        LinkProbe { ids: ids.to_vec(), ns: vec![0; ids.len()], since: None, sink: Some(builder.link_times()) }
     }
 
-    /// Whether this step probes: the first step, then one in [`PROBE_EVERY`].
+    /// Whether this step probes: every step until a probe has timed an
+    /// item (a piece's first steps may find no value), then once
+    /// [`PROBE_STEPS`](crate::deploy::PROBE_STEPS) steps and
+    /// [`PROBE_ITEMS`](crate::deploy::PROBE_ITEMS) items have passed, or
+    /// [`PROBE_EVERY`] steps.
     #[inline(always)]
     fn due(&mut self) -> bool {
         if self.ids.is_empty() {
             return false;
         }
-        if self.countdown == 0 {
-            self.countdown = PROBE_EVERY;
-            return true;
+        match self.since {
+            None => true,
+            Some((steps, items)) => (steps >= PROBE_STEPS && items >= PROBE_ITEMS) || steps >= PROBE_EVERY,
         }
-        self.countdown -= 1;
-        false
+    }
+
+    /// A step ran `items` items (a probed one among them if `probed`).
+    #[inline(always)]
+    fn count(&mut self, items: usize, probed: bool) {
+        if probed {
+            self.since = Some((0, 0));
+        } else if let Some((steps, n)) = &mut self.since {
+            *steps += 1;
+            *n += items;
+        }
     }
 }
 
@@ -445,9 +457,11 @@ where
         let mut done = 0;
         // The piece's user code sees the replacements it adopted.
         let mut scope = marks::scope(&self.1);
+        let mut probed = false;
         if self.2.due() {
             let Segment(link, _, probe) = &mut *self;
-            done += usize::from(probe_first(link, &mut probe.ns));
+            probed = probe_first(link, &mut probe.ns);
+            done += usize::from(probed);
         }
         while done < budget {
             let Segment(link, marks_ctx, _) = &mut *self;
@@ -486,6 +500,7 @@ where
             done += run;
         }
         drop(scope);
+        self.2.count(done, probed);
         Step::after(done)
     }
 

@@ -38,8 +38,9 @@ impl fmt::Display for RunReport {
         // Busiest first; ties by name so the table is deterministic.
         rows.sort_by(|a, b| b.busy.cmp(&a.busy).then(a.name.cmp(b.name)));
         let name_w = rows.iter().map(|r| r.name.len()).chain(["node".len()]).max().unwrap_or(4);
-        // Fused calls show `fused`: their time is on the piece's first
-        // operator. Replicated ones show their replica count, and one row
+        // Fused calls show `fused`: the piece's time is split over them by
+        // their sampled times (all on its first operator if none was
+        // sampled). Replicated ones show their replica count, and one row
         // per replica follows them.
         let kind = |r: &super::NodeStats| match (r.fused_into, r.replicas.len()) {
             (Some(_), _) => "fused".to_string(),
