@@ -137,10 +137,7 @@ where
     /// (`local_first.rs`).
     fn pick(&mut self) -> Option<usize> {
         let n = self.elastic.as_ref().map_or(self.lanes.len(), |e| e.active().min(self.lanes.len()));
-        let alone = match &self.elastic {
-            Some(e) if n > 1 => self.spacing.alone(e.ns_per_item()),
-            _ => false,
-        };
+
         if self.next >= n {
             self.next = 0;
         }
@@ -157,8 +154,13 @@ where
             }
         }
         let (k, room) = best?;
-        if k != 0 && alone && self.lanes[0].current_room() == room {
-            return Some(0);
+        // A tie between lane 0 and the lane picked: read the clock only then.
+        if k != 0 && self.lanes[0].current_room() == room {
+            if let Some(e) = &self.elastic {
+                if self.spacing.alone(e.ns_per_item()) {
+                    return Some(0);
+                }
+            }
         }
         self.next = (k + 1) % n;
         Some(k)
