@@ -10,9 +10,10 @@
 //! by them ([`super::auto::split`]).
 //!
 //! Operators fused into a chain (`node/chain.rs`) are timed together: the
-//! chain's time is reported on its first link. It is spread over the links
-//! in proportion to the time each link took on the items the piece probed
-//! (`deploy/link_times.rs`). Without probes (a piece that never got a
+//! chain's time is measured on its first link. The run report spreads it
+//! over the links in proportion to the time each link took on the items the
+//! piece probed (`deploy/link_times.rs`), and the estimates keep that split.
+//! Without probes (a piece that never got a
 //! value), it is spread in proportion to the links' previous estimates
 //! (evenly the first time), so a cost measured while a link ran on its own
 //! survives later runs in which it is fused. Splitting evenly every time
@@ -184,6 +185,32 @@ pub(crate) struct Fused<'a> {
     pub(crate) sampled: &'a [u64],
 }
 
+impl Fused<'_> {
+    /// The chain pieces among `n` nodes, in order of their first links:
+    /// each piece's first link, then the links fused into it.
+    pub(crate) fn pieces(&self, n: usize) -> Vec<Vec<usize>> {
+        let mut by_head: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for (id, head) in self.into.iter().enumerate().take(n) {
+            if let Some(head) = *head {
+                if by_head[head].is_empty() {
+                    by_head[head].push(head);
+                }
+                by_head[head].push(id);
+            }
+        }
+        by_head.retain(|members| !members.is_empty());
+        by_head
+    }
+
+    /// The nanoseconds the probes of a piece's links (`members`) sampled
+    /// together; `None` if they timed nothing, so the piece's time cannot
+    /// be split by them.
+    pub(crate) fn sampled_total(&self, members: &[usize]) -> Option<u64> {
+        let total: u64 = members.iter().filter_map(|&id| self.sampled.get(id)).sum();
+        (total > 0).then_some(total)
+    }
+}
+
 /// Remember the busy time and firings of every node of a finished run of
 /// `graph` (`nodes`, indexed by node id), and its wall time (`replicated`:
 /// whether an operator ran on replicas; `waited`: whether it called its
@@ -236,31 +263,22 @@ pub(crate) fn record(
 }
 
 /// Per-node estimates from one run: a node that ran on its own keeps its
-/// measured time; a chain's time is split over its links in proportion to
-/// their sampled times, else to `previous` (evenly where there is no usable
-/// previous estimate either).
+/// measured time, and so does a link of a chain piece whose probes timed
+/// values (the run report split the piece by them). The time of a piece
+/// that timed nothing is split in proportion to `previous`, evenly where
+/// there is no usable previous estimate.
 fn spread(busy: &[Duration], fused: Fused<'_>, previous: Option<&[f64]>) -> Vec<f64> {
     let n = busy.len();
     let mut out: Vec<f64> = busy.iter().map(|d| d.as_nanos() as f64).collect();
-    // Links of each chain, grouped by the chain's first link.
-    let mut links: HashMap<usize, Vec<usize>> = HashMap::new();
-    for (id, head) in fused.into.iter().enumerate().take(n) {
-        if let Some(head) = *head {
-            links.entry(head).or_insert_with(|| vec![head]).push(id);
+    for members in fused.pieces(n) {
+        if fused.sampled_total(&members).is_some() {
+            continue;
         }
-    }
-    let weights = |from: &[f64], members: &[usize]| -> Option<Vec<f64>> {
-        if from.len() != n {
-            return None;
-        }
-        let w: Vec<f64> = members.iter().map(|&id| from[id]).collect();
-        (w.iter().sum::<f64>() > 0.0).then_some(w)
-    };
-    let sampled: Vec<f64> = fused.sampled.iter().map(|&t| t as f64).collect();
-    for members in links.values() {
         let chain_total: f64 = members.iter().map(|&id| out[id]).sum();
-        let prior = weights(&sampled, members)
-            .or_else(|| previous.and_then(|p| weights(p, members)))
+        let prior = previous
+            .filter(|p| p.len() == n)
+            .map(|p| members.iter().map(|&id| p[id]).collect::<Vec<f64>>())
+            .filter(|w| w.iter().sum::<f64>() > 0.0)
             .unwrap_or_else(|| vec![1.0; members.len()]);
         let prior_total: f64 = prior.iter().sum();
         for (&id, w) in members.iter().zip(prior) {
@@ -410,14 +428,15 @@ mod tests {
     }
 
     #[test]
-    fn a_chain_is_split_by_its_probed_link_times_over_earlier_estimates() {
+    fn a_chain_split_by_its_probes_keeps_that_split_over_earlier_estimates() {
         // An earlier run split the chain evenly (no probes then); this run
-        // probed link 1 at 6 ms and links 2-3 at 1 ms each: the chain's
-        // 80 ms follow the probes (6:1:1), not the old even split, so a
-        // heavy link fused from the first run on is seen as heavy at once.
+        // probed link 1 at 6 ms and links 2-3 at 1 ms each, and its report
+        // split the chain's 80 ms 6:1:1. The estimates keep that split,
+        // not the old even one, so a heavy link fused from the first run
+        // on is seen as heavy at once.
         let previous = [1e6, 30e6, 30e6, 30e6];
         let sampled = [0, 6_000_000, 1_000_000, 1_000_000];
-        let out = spread(&ms(&[1, 80, 0, 0]), Fused { into: CHAIN, sampled: &sampled }, Some(&previous));
+        let out = spread(&ms(&[1, 60, 10, 10]), Fused { into: CHAIN, sampled: &sampled }, Some(&previous));
         assert_eq!(out, vec![1e6, 60e6, 10e6, 10e6]);
     }
 }

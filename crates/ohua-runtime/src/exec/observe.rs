@@ -8,6 +8,7 @@ use std::time::Duration;
 use super::section::{Counters, Role};
 use super::timing::StepClock;
 use crate::context::{self, Options};
+use crate::deploy::learned::Fused;
 use crate::deploy::Plan;
 use crate::graph::GraphInfo;
 use crate::node::elastic::Elastic;
@@ -22,16 +23,14 @@ pub const OHUA_DOT: &str = "OHUA_DOT";
 pub const OHUA_EXPLAIN: &str = "OHUA_EXPLAIN";
 
 /// The report of a run from its plan, wall time and per-node counters;
-/// `links` has the sampled time of each link of a fused piece, per node id
-/// (empty if the run fused nothing).
-#[allow(clippy::too_many_arguments)] // one call site, each argument a different part of the run
+/// `fused` says which nodes ran fused into chain pieces and what their
+/// links' probes measured.
 pub(crate) fn make_report(
     graph: &'static GraphInfo,
     plan: Plan,
     wall: Duration,
     counters: Vec<(usize, Role, usize, Counters)>,
-    fused_into: &[Option<usize>],
-    links: &[u64],
+    fused: Fused<'_>,
     section_stats: Vec<SectionStats>,
     elastic: &[Option<Elastic>],
 ) -> RunReport {
@@ -46,7 +45,7 @@ pub(crate) fn make_report(
             firings: 0,
             steps: 0,
             busy: Duration::ZERO,
-            fused_into: fused_into[id].map(|head| graph.nodes[head].name),
+            fused_into: fused.into[id].map(|head| graph.nodes[head].name),
             replicas: Vec::new(),
             decisions: elastic.get(id).and_then(Option::as_ref).map_or_else(Vec::new, Elastic::decisions),
             elastic: elastic.get(id).and_then(Option::as_ref).map(|e| {
@@ -87,13 +86,13 @@ pub(crate) fn make_report(
         }
     }
     // A fused link fires exactly when the first link of its piece does.
-    for (id, head) in fused_into.iter().enumerate() {
+    for (id, head) in fused.into.iter().enumerate() {
         if let Some(head) = *head {
             nodes[id].firings = nodes[head].firings;
             nodes[id].steps = nodes[head].steps;
         }
     }
-    split_pieces(&mut nodes, fused_into, links);
+    split_pieces(&mut nodes, fused);
     RunReport {
         graph,
         algorithm: graph.algorithm,
@@ -110,28 +109,17 @@ pub(crate) fn make_report(
 }
 
 /// Split the time of each fused piece, measured on its first link, over
-/// its links in proportion to their sampled times `links`; a piece without
-/// samples keeps its time on its first link.
-fn split_pieces(nodes: &mut [NodeStats], fused_into: &[Option<usize>], links: &[u64]) {
-    if links.len() != nodes.len() {
-        return;
-    }
-    // The links fused into each piece, by the piece's first link.
-    let mut fused: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
-    for (id, head) in fused_into.iter().enumerate() {
-        if let Some(head) = *head {
-            fused[head].push(id);
-        }
-    }
-    for (head, rest) in fused.iter().enumerate().filter(|(_, rest)| !rest.is_empty()) {
-        let members = || std::iter::once(head).chain(rest.iter().copied());
-        let sampled: u64 = members().map(|id| links[id]).sum();
-        if sampled == 0 {
+/// its links in proportion to their sampled times; a piece without
+/// samples keeps its time on its first link (the planner's estimates
+/// split it later, [`Fused::sampled_total`]).
+fn split_pieces(nodes: &mut [NodeStats], fused: Fused<'_>) {
+    for members in fused.pieces(nodes.len()) {
+        let Some(sampled) = fused.sampled_total(&members) else {
             continue;
-        }
-        let total = nodes[head].busy.as_nanos() as f64;
-        for id in members() {
-            nodes[id].busy = Duration::from_nanos((total * links[id] as f64 / sampled as f64) as u64);
+        };
+        let total = nodes[members[0]].busy.as_nanos() as f64;
+        for &id in &members {
+            nodes[id].busy = Duration::from_nanos((total * fused.sampled[id] as f64 / sampled as f64) as u64);
         }
     }
 }

@@ -139,7 +139,8 @@ impl<'a> Prepared<'a> {
         // The chain pieces added their probes when `sections` was dropped.
         let links = link_times.map(|t| t.get()).unwrap_or_default();
         let stats = shared.section_stats();
-        let mut report = make_report(graph, plan, start.elapsed(), counters, &fused_into, &links, stats, &elastic);
+        let fused = deploy::learned::Fused { into: &fused_into, sampled: &links };
+        let mut report = make_report(graph, plan, start.elapsed(), counters, fused, stats, &elastic);
         report.panicked = shared.panicked_operator();
         if let Some(control) = &control {
             report.markers = control.reports();
@@ -158,7 +159,6 @@ impl<'a> Prepared<'a> {
             // Only a run that waited for its sources may mark its graph
             // light: a cheap pipeline's wall time is hand-offs, not waiting.
             let waited = !shared.streaming() && report.io.iter().any(|s| s.calls > 0);
-            let fused = deploy::learned::Fused { into: &fused_into, sampled: &links };
             deploy::learned::record(graph, &report.nodes, report.wall, replicated, waited, fused);
         }
 
