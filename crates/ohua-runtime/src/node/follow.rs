@@ -145,9 +145,26 @@ impl LoadWindow {
             backlog: false,
             path_ns_per_item: e.path_ns_per_item() as f64,
         };
-        load.backlog = (self.backlog || self.saturated(secs)) && own_backlog(&load);
+        let saturated = self.saturated(secs);
+        load.backlog = (self.backlog || saturated) && own_backlog(&load);
         let policy = e.scaling();
-        let (need, mut backlogged_at) = decide(&policy, &load, self.backlogged_at);
+        let (mut need, mut backlogged_at) = decide(&policy, &load, self.backlogged_at);
+        if saturated {
+            // No lane closes while the scatter's thread is saturated: a
+            // closed lane's items go back to the lanes left, replica 0's
+            // on this thread among them. The web server's `elastic`
+            // deployment (`ohua-bench elastic-web`, 16 cores, the client
+            // on cores of its own) runs the loop, `read`, `load`, `reply`
+            // and `compose`'s replica 0 in one section. At 90 % of one core
+            // it saturated; a second `compose` lane opened, and closed
+            // within a second because `compose`'s own work (54,000 items/s
+            // of 8.5 µs) kept only 46 % of one replica busy. That put the
+            // work back on the saturated thread, and the lane reopened:
+            // 14-20 changes in 15 s, a p50 of 95-147 ms in that step. The
+            // rate a policy sees there is what the section let through,
+            // not what arrived.
+            need = need.max(load.active);
+        }
         let fewer_asked = if need < load.active { self.fewer_asked + 1 } else { 0 };
         if need > load.active || fewer_asked >= CLOSE_AFTER {
             tracing::debug!(?load, need, %policy, "ohua: elastic replicas follow the load");
@@ -286,6 +303,45 @@ mod tests {
         e.set_ns_per_item(15_000_000);
         let mut w = LoadWindow::new();
         window(&mut w, &e, 1, false, WINDOW + Duration::from_millis(2));
+        assert_eq!(e.active(), 1, "{:?}", e.decisions());
+    }
+
+    #[test]
+    fn no_lane_closes_while_the_scatters_thread_is_saturated() {
+        if crate::util::thread_cpu_ns().is_none() {
+            return; // the signal is not read on this platform
+        }
+        // Two lanes open for an operator of 1 µs an item, one item a
+        // window: the policy asks for one lane at every window.
+        let fresh = || {
+            let e = Elastic::new(2, Opening::Load);
+            e.set_ns_per_item(1_000);
+            e.set_active(2);
+            e
+        };
+        // Windows in which the thread spun (its section saturated by the
+        // other operators): the lane stays open. Wall-clock and CPU time: a
+        // preempted thread is not busy for the whole window, so one of 5
+        // tries must see it.
+        let kept = (0..5).any(|_| {
+            let e = fresh();
+            let mut w = LoadWindow::new();
+            for _ in 0..2 * CLOSE_AFTER {
+                let start = Instant::now();
+                while start.elapsed() < WINDOW + Duration::from_millis(2) {
+                    std::hint::spin_loop();
+                }
+                w.follow(&e, 1, false);
+            }
+            e.active() == 2
+        });
+        assert!(kept, "a lane closed while the thread was saturated");
+        // Windows that slept: the lane closes after CLOSE_AFTER of them.
+        let e = fresh();
+        let mut w = LoadWindow::new();
+        for _ in 0..CLOSE_AFTER {
+            window(&mut w, &e, 1, false, WINDOW + Duration::from_millis(2));
+        }
         assert_eq!(e.active(), 1, "{:?}", e.decisions());
     }
 
