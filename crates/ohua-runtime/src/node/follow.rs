@@ -148,23 +148,7 @@ impl LoadWindow {
         let saturated = self.saturated(secs);
         load.backlog = (self.backlog || saturated) && own_backlog(&load);
         let policy = e.scaling();
-        let (mut need, mut backlogged_at) = decide(&policy, &load, self.backlogged_at);
-        if saturated {
-            // No lane closes while the scatter's thread is saturated: a
-            // closed lane's items go back to the lanes left, replica 0's
-            // on this thread among them. The web server's `elastic`
-            // deployment (`ohua-bench elastic-web`, 16 cores, the client
-            // on cores of its own) runs the loop, `read`, `load`, `reply`
-            // and `compose`'s replica 0 in one section. At 90 % of one core
-            // it saturated; a second `compose` lane opened, and closed
-            // within a second because `compose`'s own work (54,000 items/s
-            // of 8.5 µs) kept only 46 % of one replica busy. That put the
-            // work back on the saturated thread, and the lane reopened:
-            // 14-20 changes in 15 s, a p50 of 95-147 ms in that step. The
-            // rate a policy sees there is what the section let through,
-            // not what arrived.
-            need = need.max(load.active);
-        }
+        let (need, mut backlogged_at) = decide(&policy, &load, self.backlogged_at, saturated);
         let fewer_asked = if need < load.active { self.fewer_asked + 1 } else { 0 };
         if need > load.active || fewer_asked >= CLOSE_AFTER {
             tracing::debug!(?load, need, %policy, "ohua: elastic replicas follow the load");
@@ -184,9 +168,15 @@ impl LoadWindow {
 /// last found backlogged and their rate (before and after this window):
 /// the policy's answer, kept from closing a lane while the rate that
 /// backlogged fewer lasts ([`REOPENED_MARGIN`]) or while 10 % more
-/// arrivals would keep it ([`CLOSE_HEADROOM`]). No clock: the tests give
+/// arrivals would keep it ([`CLOSE_HEADROOM`]), or after a window in
+/// which the scatter's thread was `saturated`. No clock: the tests give
 /// it loads.
-fn decide(policy: &Scaling, load: &Load, backlogged_at: Option<(usize, f64)>) -> (usize, Option<(usize, f64)>) {
+fn decide(
+    policy: &Scaling,
+    load: &Load,
+    backlogged_at: Option<(usize, f64)>,
+    saturated: bool,
+) -> (usize, Option<(usize, f64)>) {
     let mut need = policy.replicas(load);
     let mut backlogged_at = backlogged_at;
     if load.backlog && need > load.active {
@@ -196,6 +186,21 @@ fn decide(policy: &Scaling, load: &Load, backlogged_at: Option<(usize, f64)>) ->
         if need <= lanes && load.items_per_sec >= REOPENED_MARGIN * rate {
             need = need.max((lanes + 1).min(load.active));
         }
+    }
+    if saturated {
+        // No lane closes while the scatter's thread is saturated: a
+        // closed lane's items go back to the lanes left, replica 0's on
+        // this thread among them. The web server's `elastic` deployment
+        // (`ohua-bench elastic-web`, 16 cores, the client on cores of its
+        // own) runs the loop, `read`, `load`, `reply` and `compose`'s
+        // replica 0 in one section. At 90 % of one core it saturated; a
+        // second `compose` lane opened, and closed within a second because
+        // `compose`'s own work (54,000 items/s of 8.5 µs) kept only 46 % of
+        // one replica busy. That put the work back on the saturated
+        // thread, and the lane reopened: 14-20 changes in 15 s. The rate a
+        // policy sees there is what the section let through, not what
+        // arrived.
+        need = need.max(load.active);
     }
     if need < load.active {
         let busier = Load { items_per_sec: load.items_per_sec * CLOSE_HEADROOM, ..*load };
@@ -226,27 +231,27 @@ mod tests {
     fn a_lane_closes_only_if_ten_percent_more_arrivals_would_close_it_too() {
         let policy = Scaling::throughput();
         // Two lanes open: 1,000/s needs them (1.25 at 80 %).
-        assert_eq!(decide(&policy, &load(2, 1000.0, false), None).0, 2);
+        assert_eq!(decide(&policy, &load(2, 1000.0, false), None, false).0, 2);
         // 780/s: the rule asks for one, but 858/s would ask for two.
         assert_eq!(policy.replicas(&load(2, 780.0, false)), 1);
-        assert_eq!(decide(&policy, &load(2, 780.0, false), None).0, 2, "kept: within the band");
+        assert_eq!(decide(&policy, &load(2, 780.0, false), None, false).0, 2, "kept: within the band");
         // 700/s: 770/s still asks for one.
-        assert_eq!(decide(&policy, &load(2, 700.0, false), None).0, 1);
+        assert_eq!(decide(&policy, &load(2, 700.0, false), None, false).0, 1);
         // Opening has no band: 810/s on one lane opens a second.
-        assert_eq!(decide(&policy, &load(1, 810.0, false), None).0, 2);
+        assert_eq!(decide(&policy, &load(1, 810.0, false), None, false).0, 2);
     }
 
     #[test]
     fn a_backlog_is_remembered_with_its_rate_until_the_lanes_it_had_are_back() {
         let policy = Scaling::throughput();
         // One lane backlogged at 700/s (its core also ran other calls): a second opens.
-        let (need, at) = decide(&policy, &load(1, 700.0, true), None);
+        let (need, at) = decide(&policy, &load(1, 700.0, true), None, false);
         assert_eq!((need, at), (2, Some((1, 700.0))));
         // On two lanes, 650/s would close one by the rate (and the band),
         // but it is above 90 % of the rate that backlogged one lane.
-        assert_eq!(decide(&policy, &load(2, 650.0, false), at), (2, at));
+        assert_eq!(decide(&policy, &load(2, 650.0, false), at, false), (2, at));
         // 600/s is below it: one lane.
-        assert_eq!(decide(&policy, &load(2, 600.0, false), at).0, 1);
+        assert_eq!(decide(&policy, &load(2, 600.0, false), at, false).0, 1);
     }
 
     #[test]
@@ -336,6 +341,11 @@ mod tests {
             e.active() == 2
         });
         assert!(kept, "a lane closed while the thread was saturated");
+        // The rule itself, without a clock: 100 items/s of 1 ms ask for one
+        // lane, but not after a saturated window.
+        let policy = Scaling::throughput();
+        assert_eq!(decide(&policy, &load(2, 100.0, false), None, false).0, 1);
+        assert_eq!(decide(&policy, &load(2, 100.0, false), None, true).0, 2);
         // Windows that slept: the lane closes after CLOSE_AFTER of them.
         let e = fresh();
         let mut w = LoadWindow::new();
