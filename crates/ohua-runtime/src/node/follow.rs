@@ -58,6 +58,26 @@ fn own_backlog(load: &Load) -> bool {
         || load.items_per_sec * load.ns_per_item / 1e9 >= OWN_BACKLOG_SHARE * load.active.max(1) as f64
 }
 
+/// Whether a window of `secs` would have saturated the scatter's thread
+/// ([`SATURATED`]) had replica 0, on that thread, also run the `away`
+/// items dealt to other lanes, of `ns_per_item` each; `cpu`: the thread's
+/// CPU seconds in the window (none: not known, never crowded).
+///
+/// Why: an item that arrives alone runs on replica 0 (`local_first.rs`),
+/// which is right while the scatter's thread has room for it. The time
+/// between items cannot tell a light load from one whose items the
+/// section lets through one at a time: the web server's loop takes one
+/// request per pass, so at 90 % of one core (`ohua-bench elastic-web`, 16
+/// cores) most of `compose`'s items still came more than two costs apart
+/// and ran on the thread that also ran the loop, `load` and `reply`,
+/// which saturated while the second lane stood open. The thread's own CPU
+/// time plus the work sent away measures whether it has that room; the
+/// work sent away counts so that spreading, which frees the thread, does
+/// not by itself switch the rule back on.
+fn crowded(cpu: Option<f64>, away: u64, ns_per_item: f64, secs: f64) -> bool {
+    cpu.is_some_and(|cpu| cpu + away as f64 * ns_per_item / 1e9 >= SATURATED * secs)
+}
+
 /// A lane opened because fewer lanes had a backlog closes again only
 /// once the arrivals fall below this share of the rate those fewer lanes
 /// were backlogged at.
@@ -95,6 +115,11 @@ pub(super) struct LoadWindow {
     /// where it cannot be read).
     cpu: Option<(std::thread::ThreadId, u64)>,
     dealt: u64,
+    /// Items dealt to lanes other than replica 0's.
+    away: u64,
+    /// The last window would have saturated the scatter's thread had
+    /// replica 0 run the items dealt away too ([`crowded`]).
+    crowded: bool,
     /// Every open lane was full while an item waited.
     backlog: bool,
     /// Windows in a row, up to this one, whose policy asked for fewer
@@ -110,25 +135,48 @@ impl LoadWindow {
 
     fn new() -> Self {
         let cpu = crate::util::thread_cpu_ns().map(|ns| (std::thread::current().id(), ns));
-        LoadWindow { backlogged_at: None, start: Instant::now(), cpu, dealt: 0, backlog: false, fewer_asked: 0 }
-    }
-
-    /// Whether the scatter's thread was on a CPU for [`SATURATED`] of the
-    /// `secs` the window lasted (not if the section moved to another
-    /// thread meanwhile: a rescue).
-    fn saturated(&self, secs: f64) -> bool {
-        let Some((thread, start)) = self.cpu else { return false };
-        if std::thread::current().id() != thread {
-            return false;
+        LoadWindow {
+            backlogged_at: None,
+            start: Instant::now(),
+            cpu,
+            dealt: 0,
+            away: 0,
+            crowded: false,
+            backlog: false,
+            fewer_asked: 0,
         }
-        crate::util::thread_cpu_ns().is_some_and(|now| now.saturating_sub(start) as f64 / 1e9 >= SATURATED * secs)
     }
 
-    /// Count what a step dealt and, once the window is over, open or close
-    /// `e`'s lanes as the deployment's scaling policy (`deploy::Scaling`)
-    /// says.
-    pub(super) fn follow(&mut self, e: &Elastic, dealt: u64, backlog: bool) {
+    /// The seconds the scatter's thread was on a CPU since the window
+    /// began (none where it cannot be read, or if the section moved to
+    /// another thread meanwhile: a rescue).
+    fn cpu_secs(&self) -> Option<f64> {
+        let (thread, start) = self.cpu?;
+        if std::thread::current().id() != thread {
+            return None;
+        }
+        crate::util::thread_cpu_ns().map(|now| now.saturating_sub(start) as f64 / 1e9)
+    }
+
+    /// Whether an item that arrives alone may run on replica 0, beside the
+    /// scatter (`local_first.rs`): not after a window that would have
+    /// saturated the scatter's thread had replica 0 run every item.
+    pub(super) fn local_has_room(&self) -> bool {
+        !self.crowded
+    }
+
+    /// As after a window that left the scatter's thread no room.
+    #[cfg(test)]
+    pub(super) fn crowd(&mut self) {
+        self.crowded = true;
+    }
+
+    /// Count what a step dealt (`away` of it to lanes other than replica
+    /// 0's) and, once the window is over, open or close `e`'s lanes as the
+    /// deployment's scaling policy (`deploy::Scaling`) says.
+    pub(super) fn follow(&mut self, e: &Elastic, dealt: u64, away: u64, backlog: bool) {
         self.dealt += dealt;
+        self.away += away;
         self.backlog |= backlog;
         if dealt == 0 && !backlog {
             return;
@@ -145,7 +193,9 @@ impl LoadWindow {
             backlog: false,
             path_ns_per_item: e.path_ns_per_item() as f64,
         };
-        let saturated = self.saturated(secs);
+        let cpu = self.cpu_secs();
+        let crowded = crowded(cpu, self.away, load.ns_per_item, secs);
+        let saturated = cpu.is_some_and(|cpu| cpu >= SATURATED * secs);
         load.backlog = (self.backlog || saturated) && own_backlog(&load);
         let policy = e.scaling();
         let (need, mut backlogged_at) = decide(&policy, &load, self.backlogged_at, saturated);
@@ -159,6 +209,7 @@ impl LoadWindow {
             }
         }
         *self = LoadWindow::new();
+        self.crowded = crowded;
         self.fewer_asked = if need < load.active { fewer_asked % CLOSE_AFTER } else { 0 };
         self.backlogged_at = backlogged_at;
     }
@@ -218,7 +269,7 @@ mod tests {
     /// A window of `dealt` items, `backlog` or not, about `len` long.
     fn window(w: &mut LoadWindow, e: &Elastic, dealt: u64, backlog: bool, len: Duration) {
         std::thread::sleep(len);
-        w.follow(e, dealt, backlog);
+        w.follow(e, dealt, 0, backlog);
     }
 
     fn load(active: usize, items_per_sec: f64, backlog: bool) -> Load {
@@ -295,7 +346,7 @@ mod tests {
             }
             // 1 item of 15 ms in 22 ms: 68 % busy, one lane by the rate
             // (the throughput rule allows 80 %), lanes not full.
-            w.follow(&e, 1, false);
+            w.follow(&e, 1, 0, false);
             e.decisions()
         };
         if crate::util::thread_cpu_ns().is_none() {
@@ -336,7 +387,7 @@ mod tests {
                 while start.elapsed() < WINDOW + Duration::from_millis(2) {
                     std::hint::spin_loop();
                 }
-                w.follow(&e, 1, false);
+                w.follow(&e, 1, 0, false);
             }
             e.active() == 2
         });
@@ -353,6 +404,41 @@ mod tests {
             window(&mut w, &e, 1, false, WINDOW + Duration::from_millis(2));
         }
         assert_eq!(e.active(), 1, "{:?}", e.decisions());
+    }
+
+    #[test]
+    fn items_stay_beside_the_scatter_only_while_its_thread_has_room_for_them() {
+        // 20 ms windows, 1 µs an item.
+        let secs = 0.02;
+        // A thread 60 % busy that sent 4,000 items away (4 ms) has room.
+        assert!(!crowded(Some(0.012), 4_000, 1_000.0, secs));
+        // 80 % busy, with 4,000 items away it would have run 100 %.
+        assert!(crowded(Some(0.016), 4_000, 1_000.0, secs));
+        // Saturated on its own.
+        assert!(crowded(Some(0.0195), 0, 1_000.0, secs));
+        // Its CPU time unknown: never crowded (the rule stays as it was).
+        assert!(!crowded(None, 1_000_000, 1_000.0, secs));
+        if crate::util::thread_cpu_ns().is_none() {
+            return; // the signal is not read on this platform
+        }
+        // A window that slept has room; one that spun has none (one of 5
+        // tries: a preempted thread is not on a CPU all the window).
+        let e = Elastic::new(2, Opening::Load);
+        e.set_ns_per_item(1_000);
+        let mut w = LoadWindow::new();
+        assert!(w.local_has_room(), "a fresh window");
+        window(&mut w, &e, 1, false, WINDOW + Duration::from_millis(2));
+        assert!(w.local_has_room());
+        let spun = (0..5).any(|_| {
+            let mut w = LoadWindow::new();
+            let start = Instant::now();
+            while start.elapsed() < WINDOW + Duration::from_millis(2) {
+                std::hint::spin_loop();
+            }
+            w.follow(&e, 1, 1, false);
+            !w.local_has_room()
+        });
+        assert!(spun, "a saturated thread kept items beside the scatter");
     }
 
     #[test]

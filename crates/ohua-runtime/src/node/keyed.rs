@@ -321,7 +321,7 @@ where
         }
         done += items;
         if let (Some(w), Some(e)) = (&mut self.window, &self.elastic) {
-            w.follow(e, routed, self.pending.is_some());
+            w.follow(e, routed, 0, self.pending.is_some());
         }
         Step::after(done)
     }

@@ -21,6 +21,14 @@
 //! 1.5 ms), with 4 connections 26,000-37,000 (from 17,000-22,000); with 64
 //! it answers 12 % fewer on this 2-core machine (`BENCHMARKS.md`).
 //!
+//! The gap alone cannot tell a light load from a section that lets items
+//! through one at a time (the web server's loop takes one request per
+//! pass, so items came more than two costs apart even at 90 % of a core).
+//! So an operator that follows its load keeps items beside the scatter
+//! only while the last window left the scatter's thread room for them
+//! (`follow.rs`, `crowded`: its CPU time plus the work it dealt away under
+//! 95 % of the window).
+//!
 //! Only elastic operators: they measure their cost (`elastic.rs`). A
 //! scatter whose replicas a rule fixed deals as before.
 

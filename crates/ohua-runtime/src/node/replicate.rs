@@ -83,7 +83,8 @@ pub struct Scatter<I, T, C> {
     marks: Option<Marks>,
     /// Elastic replicas (a first run): deal only to the lanes it has opened.
     elastic: Option<Elastic>,
-    /// Elastic replicas that follow the load: what the current window saw.
+    /// Elastic replicas that follow the load: what the current window saw,
+    /// and whether the thread has room for items that arrive alone.
     window: Option<LoadWindow>,
     /// When the last item was dealt, to tell one that arrives alone.
     spacing: Spacing,
@@ -157,7 +158,8 @@ where
         // A tie between lane 0 and the lane picked: read the clock only then.
         if k != 0 && self.lanes[0].current_room() == room {
             if let Some(e) = &self.elastic {
-                if self.spacing.alone(e.ns_per_item()) {
+                let room = self.window.as_ref().is_none_or(LoadWindow::local_has_room);
+                if room && self.spacing.alone(e.ns_per_item()) {
                     return Some(0);
                 }
             }
@@ -175,7 +177,7 @@ where
 {
     fn step(&mut self, budget: usize) -> Step {
         let mut done = 0;
-        let (mut dealt, mut backlog) = (0, false);
+        let (mut dealt, mut away, mut backlog) = (0, 0, false);
         while done < budget {
             match self.inputs.head() {
                 Head::Empty => break,
@@ -212,12 +214,13 @@ where
                     self.lanes[k].push(Packet::Data(item));
                     self.order.push(Packet::Data(k as u16));
                     dealt += 1;
+                    away += u64::from(k != 0);
                 }
             }
             done += 1;
         }
         if let (Some(w), Some(e)) = (&mut self.window, &self.elastic) {
-            w.follow(e, dealt, backlog);
+            w.follow(e, dealt, away, backlog);
         }
         Step::after(done)
     }
@@ -576,6 +579,57 @@ mod tests {
         let order: Vec<_> = std::iter::from_fn(|| order_rx.pop()).collect();
         assert_eq!(order.len(), 8);
         assert_eq!(elastic.resizes(), (2, 2));
+    }
+
+    /// Items that arrive alone stay on lane 0, beside the scatter, but not
+    /// after a window that left the scatter's thread no room for them
+    /// (`elastic-web` on 16 cores: lane 1 open and parked while lane 0's
+    /// thread was saturated).
+    #[test]
+    fn items_that_arrive_alone_leave_a_crowded_scatters_thread() {
+        use crate::deploy::Opening;
+        use crate::node::elastic::Elastic;
+        use crate::node::replicate::Scatter;
+        use crate::{
+            arc::channel,
+            node::{Node, Step},
+            packet::Packet,
+            port::In,
+        };
+        let (mut tx, rx) = channel::<u32>(8, None, None);
+        let (l0, mut r0) = channel::<(u32,)>(8, None, None);
+        let (l1, mut r1) = channel::<(u32,)>(8, None, None);
+        let (order, _order_rx) = channel::<u16>(16, None, None);
+        let elastic = Elastic::new(2, Opening::Load);
+        elastic.set_active(2);
+        // 1 µs an item: items 1 ms apart come alone.
+        elastic.set_ns_per_item(1_000);
+        let mut scatter = Scatter::new((In::new(rx),), vec![l0, l1], order, |t| t).elastic(Some(elastic));
+        let mut deal = |scatter: &mut Scatter<_, _, _>, item: u32| {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+            tx.push(Packet::Data(item));
+            tx.flush();
+            assert_eq!(scatter.step(8), Step::Progress(1));
+            scatter.flush();
+        };
+        // Each lane drained before the next item: every item is a tie.
+        let lanes = |r0: &mut crate::arc::Receiver<(u32,)>, r1: &mut crate::arc::Receiver<(u32,)>| {
+            let got = (r0.pop().is_some(), r1.pop().is_some());
+            r0.flush();
+            r1.flush();
+            got
+        };
+        for item in 0..3 {
+            deal(&mut scatter, item);
+            assert_eq!(lanes(&mut r0, &mut r1), (true, false), "alone: lane 0");
+        }
+        scatter.window.as_mut().expect("follows the load").crowd();
+        let mut on_lane_1 = 0;
+        for item in 3..7 {
+            deal(&mut scatter, item);
+            on_lane_1 += usize::from(lanes(&mut r0, &mut r1).1);
+        }
+        assert_eq!(on_lane_1, 2, "ties dealt in rotation once the thread is crowded");
     }
 
     /// `Gather`'s example.
