@@ -752,9 +752,14 @@ macro_rules! weighed {
 weighed!(weighed, weighed_twice, weighed_thrice, weighed_live);
 
 /// A channel fed on a thread of its own: items `0..n`, sleeping
-/// `pause_ms(x)` before item `x`.
+/// `pause_ms(x)` before item `x`. A rendezvous channel: the feed waits for
+/// the run to take each item, so a run that starts late on a loaded
+/// machine still sees the items trickle in as the test says, not as a
+/// backlog the feed built up before it started (once all 40 items of a
+/// trickle were dealt to replica 0 in the run's first 20 ms, before its
+/// first load window closed).
 fn fed(n: u64, pause_ms: fn(u64) -> u64) -> std::sync::mpsc::Receiver<u64> {
-    let (tx, rx) = std::sync::mpsc::channel();
+    let (tx, rx) = std::sync::mpsc::sync_channel(0);
     std::thread::spawn(move || {
         for x in 0..n {
             std::thread::sleep(std::time::Duration::from_millis(pause_ms(x)));
@@ -838,9 +843,12 @@ fn elastic_replicas_follow_a_policy_of_the_users_own() {
         .sections(SectionStrategy::Auto)
         .replicas(Replication::Elastic)
         .scaling(Scaling::custom(EveryReplica));
-    // Items trickle in: the throughput rule alone would keep one replica
-    // (each is 0.2 ms, one per 2 ms).
-    let r = &fed_run(&d, weighed, 40, |_| 2);
+    // Items trickle in, two at a time: the throughput rule alone would
+    // keep one replica (each is 0.2 ms, a pair per 4 ms). In pairs, since
+    // an item that arrives alone runs beside the scatter while its thread
+    // has room (`node/local_first.rs`), and in the dev profile an item is
+    // 1 ms: every item then stayed on replica 0 in about 1 run in 150.
+    let r = &fed_run(&d, weighed, 40, |x| if x % 2 == 0 { 4 } else { 0 });
     let node = r.nodes.iter().find(|n| n.name.contains("/heavy_triple#")).expect("heavy_triple");
     let e = node.elastic.expect("elastic replicas");
     assert_eq!(e.most_open, 2, "the policy opened every replica: {r}");
@@ -976,15 +984,21 @@ fn a_service_replaces_its_scaling_policy_while_it_runs() {
     let d = Deployment::default().workers(2).sections(SectionStrategy::Auto).replicas(Replication::Elastic);
     let (tx, rx) = std::sync::mpsc::channel();
     let service = ohua::service(move || ohua::profile(|| ohua::with_deployment(d, || weighed_live(rx))));
-    let send = |range: std::ops::Range<u64>| {
+    // One item per 2 ms, or a pair per 4 ms: an item that arrives alone
+    // runs beside the scatter while its thread has room
+    // (`node/local_first.rs`), so alone they all stayed on replica 0 in
+    // about 1 run in 100 once both were open.
+    let send = |range: std::ops::Range<u64>, pairs: bool| {
         for x in range {
-            std::thread::sleep(std::time::Duration::from_millis(2));
+            if !pairs || x % 2 == 0 {
+                std::thread::sleep(std::time::Duration::from_millis(if pairs { 4 } else { 2 }));
+            }
             tx.send(x).unwrap();
         }
     };
-    send(0..20);
+    send(0..20, false);
     service.set_scaling(ohua::deploy::Scaling::custom(EveryReplica));
-    send(20..60);
+    send(20..60, true);
     drop(tx);
     let (got, reports) = service.join();
     let expected = ohua::sequential(|| weighed_live(fed(60, |_| 0)));

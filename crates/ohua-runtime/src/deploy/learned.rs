@@ -42,7 +42,9 @@
 //! line on the other core against 1 µs). So each graph also keeps its
 //! [`Pace`], the wall time per firing of its runs with and without
 //! replicas, and `auto` stops replicating a graph whose replicated runs
-//! were slower (`stages.rs`).
+//! were slower (`stages.rs`). Runs that streamed (a loop over a channel or
+//! a socket) are left out of it: their wall time is when their items
+//! arrived, whatever the deployment.
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -211,21 +213,26 @@ impl Fused<'_> {
     }
 }
 
+/// How a finished run went, beyond its operators' statistics.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct RunShape {
+    /// An operator ran on replicas.
+    pub(crate) replicated: bool,
+    /// It called its sources and no loop's source may have blocked: a
+    /// run that did little else may mark its graph light.
+    pub(crate) waited: bool,
+    /// A loop's source may have blocked (a channel, a socket): the run's
+    /// wall time was set by when its items arrived, so it says nothing
+    /// about how fast its deployment was ([`Pace`] leaves it out).
+    pub(crate) streamed: bool,
+}
+
 /// Remember the busy time and firings of every node of a finished run of
-/// `graph` (`nodes`, indexed by node id), and its wall time (`replicated`:
-/// whether an operator ran on replicas; `waited`: whether it called its
-/// sources and no loop's source may have blocked); `fused` says how to
-/// split the time of chain pieces over their links.
-/// Whether a run had elastic replicas that stayed closed is read from
-/// `nodes` ([`NodeStats::elastic`]).
-pub(crate) fn record(
-    graph: &GraphInfo,
-    nodes: &[NodeStats],
-    wall: Duration,
-    replicated: bool,
-    waited: bool,
-    fused: Fused<'_>,
-) {
+/// `graph` (`nodes`, indexed by node id), and its wall time, as its
+/// `shape` says; `fused` says how to split the time of chain pieces over
+/// their links. Whether a run had elastic replicas that stayed closed is
+/// read from `nodes` ([`NodeStats::elastic`]).
+pub(crate) fn record(graph: &GraphInfo, nodes: &[NodeStats], wall: Duration, shape: RunShape, fused: Fused<'_>) {
     // Checked before anything is allocated: most calls of a small
     // algorithm measure too little to be used.
     let total: Duration = nodes.iter().map(|n| n.busy).sum();
@@ -233,7 +240,7 @@ pub(crate) fn record(
         return;
     }
     if total < MIN_MEASURED {
-        let light = wall >= LIGHT_WALL && waited;
+        let light = wall >= LIGHT_WALL && shape.waited;
         let elastic = nodes.iter().filter_map(|n| n.elastic);
         let closed = elastic.clone().next().is_some() && elastic.clone().all(|e| e.most_open <= 1);
         if light || closed {
@@ -257,8 +264,15 @@ pub(crate) fn record(
     let previous = store.get(&key(graph));
     let estimates = spread(&busy, fused, previous.map(|e| e.busy.as_slice()));
     let mut pace = previous.map(|e| e.pace).unwrap_or_default();
-    let sample = wall.as_nanos() as f64 / all.max(1) as f64;
-    Pace::update(if replicated { &mut pace.replicated } else { &mut pace.plain }, sample);
+    // A streaming run's wall time per firing is its arrivals' pace: one
+    // with replicas that happened to see its items a little later than
+    // one without (a loaded machine) stopped `auto` replicating a loop
+    // over a channel for good (regression test
+    // `a_streaming_runs_wall_time_says_nothing_about_its_replicas`).
+    if !shape.streamed {
+        let sample = wall.as_nanos() as f64 / all.max(1) as f64;
+        Pace::update(if shape.replicated { &mut pace.replicated } else { &mut pace.plain }, sample);
+    }
     store.insert(key(graph), Estimates { busy: estimates, firings, pace, light: false, closed: false });
 }
 
@@ -290,10 +304,15 @@ fn spread(busy: &[Duration], fused: Fused<'_>, previous: Option<&[f64]>) -> Vec<
 
 #[cfg(test)]
 mod tests {
-    use super::{estimates, lookup, record, spread, Fused, Learned, Pace, LIGHT_WALL};
+    use super::{estimates, lookup, record, spread, Fused, Learned, Pace, RunShape, LIGHT_WALL};
     use crate::graph::{GraphInfo, NodeInfo, OpKind};
     use crate::stats::NodeStats;
     use std::time::Duration;
+
+    /// A run that did not stream from its sources.
+    fn shape(replicated: bool, waited: bool) -> RunShape {
+        RunShape { replicated, waited, streamed: false }
+    }
 
     /// A run of a graph of one node, fused into nothing.
     const ALONE: Fused<'static> = Fused { into: &[None], sampled: &[] };
@@ -323,17 +342,39 @@ mod tests {
         };
         let stats = |firings| one_call("paced/f#1", firings, Duration::from_millis(5));
         // 1000 firings in 10 ms without replicas: 10 µs per firing.
-        record(&G, &stats(1000), Duration::from_millis(10), false, true, ALONE);
+        record(&G, &stats(1000), Duration::from_millis(10), shape(false, true), ALONE);
         let pace = estimates(&G).expect("measured").2;
         assert_eq!(pace, Pace { plain: Some(10_000.0), replicated: None });
         assert!(!pace.replicas_were_slower(), "nothing to compare yet");
         // With replicas: 6 µs, then 16 µs per firing (the average: 11 µs).
-        record(&G, &stats(1000), Duration::from_millis(6), true, true, ALONE);
+        record(&G, &stats(1000), Duration::from_millis(6), shape(true, true), ALONE);
         assert!(!estimates(&G).expect("measured").2.replicas_were_slower());
-        record(&G, &stats(1000), Duration::from_millis(16), true, true, ALONE);
+        record(&G, &stats(1000), Duration::from_millis(16), shape(true, true), ALONE);
         let pace = estimates(&G).expect("measured").2;
         assert_eq!(pace.replicated, Some(11_000.0));
         assert!(pace.replicas_were_slower());
+    }
+
+    /// Regression (`replication::a_loop_entry_waiting_for_its_channel_is_not_busy_and_measured_plans_replicate`,
+    /// about 1 in 200 runs on a loaded machine): a loop over a channel
+    /// runs as long as its items take to arrive, replicas or not. A run
+    /// with replicas whose wall time per firing came out a little above a
+    /// run without them stopped `auto` replicating the loop's heavy call.
+    #[test]
+    fn a_streaming_runs_wall_time_says_nothing_about_its_replicas() {
+        static G: GraphInfo = GraphInfo {
+            algorithm: "streamed",
+            nodes: &[NodeInfo { name: "streamed/f#1", kind: OpKind::Call, depth: 1, label: "f", replicable: true }],
+            arcs: &[],
+        };
+        let stats = one_call("streamed/f#1", 40, Duration::from_millis(30));
+        let streamed = |replicated| RunShape { replicated, waited: false, streamed: true };
+        // 80 ms without replicas, then 82 ms with them: both the feed's pace.
+        record(&G, &stats, Duration::from_millis(80), streamed(false), ALONE);
+        record(&G, &stats, Duration::from_millis(82), streamed(true), ALONE);
+        let (_, _, pace) = estimates(&G).expect("the busy times are kept");
+        assert_eq!(pace, Pace::default(), "no pace from streaming runs");
+        assert!(!pace.replicas_were_slower());
     }
 
     #[test]
@@ -348,19 +389,19 @@ mod tests {
         let little = Duration::from_micros(200);
         // A short call, and a run that did not wait for sources (a loop
         // over a channel, or no fetch at all): not light.
-        record(&G, &stats(little), LIGHT_WALL / 2, false, true, ALONE);
+        record(&G, &stats(little), LIGHT_WALL / 2, shape(false, true), ALONE);
         assert!(!light(), "a short call's next call may get more work");
-        record(&G, &stats(little), LIGHT_WALL * 10, false, false, ALONE);
+        record(&G, &stats(little), LIGHT_WALL * 10, shape(false, false), ALONE);
         assert!(!light(), "only waiting for sources makes a run light");
         // 0.2 ms of work over 40 ms of waiting: light.
-        record(&G, &stats(little), LIGHT_WALL * 10, false, true, ALONE);
+        record(&G, &stats(little), LIGHT_WALL * 10, shape(false, true), ALONE);
         assert!(light());
         // A run with work to spread: measured again.
-        record(&G, &stats(Duration::from_millis(30)), Duration::from_millis(40), false, true, ALONE);
+        record(&G, &stats(Duration::from_millis(30)), Duration::from_millis(40), shape(false, true), ALONE);
         assert!(!light());
         assert!(estimates(&G).is_some());
         // Light again after it (the measurements are kept for later).
-        record(&G, &stats(little), LIGHT_WALL * 10, false, true, ALONE);
+        record(&G, &stats(little), LIGHT_WALL * 10, shape(false, true), ALONE);
         assert!(light());
     }
 
@@ -386,15 +427,15 @@ mod tests {
         };
         let quick = Duration::from_micros(100);
         // Opened: the piece was heavy, the next run may measure it.
-        record(&G, &stats(Some(16)), quick, true, false, ALONE);
+        record(&G, &stats(Some(16)), quick, shape(true, false), ALONE);
         assert!(matches!(lookup(&G), Learned::Nothing));
         // Closed in a short run: later unmeasured runs plan without them.
-        record(&G, &stats(None), quick, false, false, ALONE);
+        record(&G, &stats(None), quick, shape(false, false), ALONE);
         assert!(matches!(lookup(&G), Learned::Closed));
         // A run that measures enough plans by its measurements again.
         let mut long = one_call("short/f#1", 1000, Duration::from_millis(30));
         long[0].elastic = None;
-        record(&G, &long, Duration::from_millis(40), false, false, ALONE);
+        record(&G, &long, Duration::from_millis(40), shape(false, false), ALONE);
         assert!(estimates(&G).is_some());
     }
 

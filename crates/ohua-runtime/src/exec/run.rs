@@ -158,8 +158,10 @@ impl<'a> Prepared<'a> {
             let replicated = report.nodes.iter().any(|n| n.replicas.iter().skip(1).any(|r| r.firings > 0));
             // Only a run that waited for its sources may mark its graph
             // light: a cheap pipeline's wall time is hand-offs, not waiting.
-            let waited = !shared.streaming() && report.io.iter().any(|s| s.calls > 0);
-            deploy::learned::record(graph, &report.nodes, report.wall, replicated, waited, fused);
+            let streamed = shared.streaming();
+            let waited = !streamed && report.io.iter().any(|s| s.calls > 0);
+            let shape = deploy::learned::RunShape { replicated, waited, streamed };
+            deploy::learned::record(graph, &report.nodes, report.wall, shape, fused);
         }
 
         match shared.take_failure() {
