@@ -721,6 +721,71 @@ fn a_first_run_moves_a_heavy_keyed_calls_groups_onto_its_replicas() {
     assert!(node.replicas[1].firings > 30, "events ran on replica 1 after the move: {r}");
 }
 
+impl PerKey {
+    /// [`PerKey::record`] after a few microseconds of work (heavy enough
+    /// for a first run's probe to open the replicas).
+    fn record_some(&mut self, e: &Event) -> u64 {
+        let mut h = e.value | 1;
+        for _ in 0..2_000 {
+            h = h.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(17) ^ e.value;
+        }
+        std::hint::black_box(h);
+        self.record(e)
+    }
+}
+
+#[ohua::algorithm]
+fn some_flows(events: Vec<Event>) -> (Vec<u64>, PerKey) {
+    let mut state = ohua::keyed(PerKey::default());
+    let mut sums = Vec::new();
+    for e in events {
+        let s = state.record_some(&e);
+        sums.push(s);
+    }
+    (sums, state)
+}
+
+/// Regression (`ohua-bench first-runs`, `keyed`: 1.5x sequential on its
+/// first run, 1.9x on later ones): a first run spread the key groups by
+/// the handful of items its probe had seen when the lanes opened, and one
+/// replica got 62.5 % of the items for the rest of the run. The scatter
+/// now spreads them again once the items' keys show them uneven
+/// (`node/rebalance.rs`). Results, state and every key's call order are
+/// sequential's.
+///
+/// Made uneven on purpose: 500 events of key 0 come first, so when the
+/// probe opens the lanes (after 16 items at least) key 0's group goes to
+/// replica 0 and the next groups by index, at least 17, to replica 1
+/// (`Groups::spread`). The 3,500 events after them are of 16 keys in the
+/// lowest of those groups: without a second spread all run on replica 1.
+#[test]
+fn a_first_runs_key_groups_spread_again_as_the_keys_show_themselves() {
+    use ohua::deploy::{Groups, KEY_GROUPS};
+    // One replica per group: a key's "replica" is its group.
+    let group = |key: u64| Groups::new(KEY_GROUPS).replica_of(&key);
+    let mut later_keys: Vec<u64> = Vec::new();
+    for g in (0..KEY_GROUPS).filter(|&g| g != group(0)) {
+        later_keys.extend((1..100_000).find(|&k| group(k) == g));
+        if later_keys.len() == 16 {
+            break;
+        }
+    }
+    let input: Vec<Event> =
+        (0..4_000).map(|i| Event { key: if i < 500 { 0 } else { later_keys[i as usize % 16] }, value: i }).collect();
+    let expected = ohua::sequential(|| some_flows(input.clone()));
+    let auto = Deployment::default().workers(2).sections(SectionStrategy::Auto).replicas(Replication::Auto);
+    let (got, reports) = ohua::profile(|| ohua::with_deployment(auto, || some_flows(input.clone())));
+    assert_eq!(got, expected);
+    let r = &reports[0];
+    let node = r.nodes.iter().find(|s| s.name.starts_with("some_flows/record_some")).unwrap();
+    let e = node.elastic.expect("elastic replicas");
+    assert!(e.opened_after.is_some_and(|n| n < 400), "the probe opened the lanes among key 0's events: {r}");
+    assert!(e.regroups >= 2, "the lanes' opening moved the groups, and the keys moved them again: {r}");
+    // Spread again by 1,024 of the later events at the latest: replica 1
+    // runs about 2,400 of them, not 3,500.
+    assert!(node.replicas[1].firings <= 3_000, "the groups stayed uneven: {r}");
+}
+
 /// About 0.2 ms of work per item: dependent multiply-rotate rounds, which
 /// the compiler cannot fold (a plain LCG loop it reduced to 7 µs).
 fn heavy_triple(x: u64) -> u64 {

@@ -201,6 +201,7 @@ impl std::fmt::Display for ScalingDecision {
 ///     resizes: 1,
 ///     most_open: 2,
 ///     open_lane_ms: 150,
+///     regroups: 0,
 /// };
 /// assert!(e.opened_after.is_some());
 /// ```
@@ -225,6 +226,10 @@ pub struct ElasticStats {
     /// open for 1 s is 2,000): over the run's wall time, the cores it used
     /// on average.
     pub open_lane_ms: u64,
+    /// Times a keyed call's key groups moved between its replicas, with
+    /// their state: when lanes opened or closed, or when the items' keys
+    /// showed the groups spread unevenly (0 for a stateless call).
+    pub regroups: u64,
 }
 
 /// Measurements of one replica of a replicated operator.

@@ -422,6 +422,7 @@ mod tests {
                 resizes: u64::from(opened_after.is_some()),
                 most_open: 1 + usize::from(opened_after.is_some()),
                 open_lane_ms: 0,
+                regroups: 0,
             });
             s
         };

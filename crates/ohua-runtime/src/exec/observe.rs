@@ -53,7 +53,8 @@ pub(crate) fn make_report(
                 let (resizes, most_open) = e.resizes();
                 let follows_load = e.opening() == crate::deploy::Opening::Load;
                 let open_lane_ms = e.lane_time().as_millis() as u64;
-                ElasticStats { opened_after, ns_per_item, follows_load, resizes, most_open, open_lane_ms }
+                let regroups = e.regroups();
+                ElasticStats { opened_after, ns_per_item, follows_load, resizes, most_open, open_lane_ms, regroups }
             }),
         })
         .collect();

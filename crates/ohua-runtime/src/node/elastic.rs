@@ -103,6 +103,8 @@ struct Shared {
     ns_per_item: AtomicU64,
     /// Times the open lanes changed.
     resizes: AtomicU64,
+    /// Times a keyed call's key groups moved (`Elastic::regrouped`).
+    regroups: AtomicU64,
     /// The most lanes open at once.
     most: AtomicUsize,
     /// Lane time open so far: how many cores the node held, over time.
@@ -148,6 +150,7 @@ impl Elastic {
             opened_after: AtomicU64::new(0),
             ns_per_item: AtomicU64::new(0),
             resizes: AtomicU64::new(0),
+            regroups: AtomicU64::new(0),
             most: AtomicUsize::new(1),
             open: Mutex::new(OpenTime { since: Instant::now(), active: 1, lane_nanos: 0 }),
             born: Instant::now(),
@@ -234,6 +237,18 @@ impl Elastic {
     pub fn path_ns_per_item(&self) -> u64 {
         let own = self.ns_per_item();
         self.0.path.as_ref().map_or(own, |path| path.total().max(own))
+    }
+
+    /// A keyed call's scatter moved its key groups between the replicas
+    /// (lanes opened or closed, or the groups spread again by the items'
+    /// keys, `node/rebalance.rs`).
+    pub(crate) fn regrouped(&self) {
+        self.0.regroups.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Times the key groups moved ([`Elastic::regrouped`]).
+    pub fn regroups(&self) -> u64 {
+        self.0.regroups.load(Ordering::Relaxed)
     }
 
     /// Times the open lanes changed, and the most lanes open at once.

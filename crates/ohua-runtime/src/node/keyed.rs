@@ -32,6 +32,7 @@ use super::elastic::Elastic;
 use super::follow::LoadWindow;
 use super::inputs::{DataInputs, Head};
 use super::marks::{self, Attach, Marks};
+use super::rebalance::Rebalance;
 use super::regroup::Regrouping;
 use super::{Node, Step};
 
@@ -57,6 +58,8 @@ pub struct KeyedScatter<I: DataInputs, T, K> {
     owning: usize,
     /// Local markers inserted so far (their numbers).
     local_moves: u32,
+    /// When to look at the groups again (`node/rebalance.rs`).
+    rebalance: Rebalance,
     /// The data stream has ended the top-level activation: no more moves.
     run_ended: bool,
     lanes: Vec<Sender<I::Item>>,
@@ -110,6 +113,7 @@ where
             window: None,
             owning: lanes.len(),
             local_moves: 0,
+            rebalance: Rebalance::new(),
             run_ended: false,
             lanes,
             state_lanes,
@@ -152,15 +156,17 @@ where
         self
     }
 
-    /// If the open lanes differ from the replicas that own groups, move
-    /// the groups onto them where the stream is now: a local marker to
-    /// every replica, which hands its part back at it (`node/regroup.rs`).
-    /// One move at a time. An item held for a full lane is not on the
-    /// order arc yet: it goes after the marker, to its group's new owner.
+    /// If the open lanes differ from the replicas that own groups, or the
+    /// items so far show the groups spread unevenly (`node/rebalance.rs`),
+    /// move the groups onto the open lanes where the stream is now: a
+    /// local marker to every replica, which hands its part back at it
+    /// (`node/regroup.rs`). One move at a time. An item held for a full
+    /// lane is not on the order arc yet: it goes after the marker, to its
+    /// group's new owner.
     fn follow_lanes(&mut self) -> bool {
-        let Some(e) = &self.elastic else { return false };
-        let want = e.active().clamp(1, self.lanes.len());
-        if want == self.owning
+        let want = self.elastic.as_ref().map_or(self.lanes.len(), Elastic::active).clamp(1, self.lanes.len());
+        let resize = want != self.owning;
+        if (!resize && !self.rebalance.due())
             || self.regrouping.waiting()
             || !self.regrouping.may_move_locally(self.state_sent && !self.run_ended)
             || self.order.room() == 0
@@ -168,9 +174,23 @@ where
         {
             return false;
         }
+        // Spread by the items since the last look when the keys moved it,
+        // by all so far when the lanes did.
+        let recent = match resize {
+            true => None,
+            false => match self.rebalance.pays(&self.groups, want, &self.loads) {
+                None => return false,
+                recent => recent,
+            },
+        };
+        self.rebalance.moved(&self.loads);
+        if let Some(e) = &self.elastic {
+            e.regrouped();
+        }
         let m = Mark::local(self.local_moves);
         self.local_moves += 1;
-        let groups = self.regrouping.groups_for(m, want, self.lanes.len(), &self.loads);
+        let by = recent.as_deref().unwrap_or(&self.loads);
+        let groups = self.regrouping.groups_for(m, want, self.lanes.len(), by);
         self.lanes.iter_mut().for_each(|l| l.push(Packet::Mark(m)));
         self.order.push(Packet::Mark(m));
         self.regrouping.start(m);
@@ -320,6 +340,7 @@ where
             items += 1;
         }
         done += items;
+        self.rebalance.routed(routed);
         if let (Some(w), Some(e)) = (&mut self.window, &self.elastic) {
             w.follow(e, routed, 0, self.pending.is_some());
         }

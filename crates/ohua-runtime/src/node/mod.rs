@@ -120,6 +120,7 @@ mod local_first;
 pub mod marks;
 pub mod outputs;
 pub(crate) mod path;
+mod rebalance;
 mod regroup;
 pub mod replicate;
 pub(crate) mod slot;

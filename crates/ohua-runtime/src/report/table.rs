@@ -100,6 +100,9 @@ impl fmt::Display for RunReport {
                 )?,
                 None => {}
             }
+            if let Some(ElasticStats { regroups: moves @ 1.., .. }) = r.elastic {
+                writeln!(f, "    key groups moved {moves} time(s), with their state")?;
+            }
             // What made the replicas change, the first few of them.
             for d in r.decisions.iter().take(SHOWN_DECISIONS) {
                 writeln!(f, "    {d}")?;
@@ -221,6 +224,7 @@ mod tests {
             resizes: u64::from(opened_after.is_some()),
             most_open: 1 + usize::from(opened_after.is_some()),
             open_lane_ms: 0,
+            regroups: 0,
         };
         opened.elastic = Some(e(Some(16), 4_500));
         let mut kept = stats("t/cheap#2", 1);
@@ -234,6 +238,7 @@ mod tests {
             resizes: 5,
             most_open: 2,
             open_lane_ms: 30,
+            regroups: 3,
         });
         kept.elastic = Some(e(None, 40));
         let decision = |at_ms, from, to| crate::report::ScalingDecision {
@@ -264,5 +269,7 @@ mod tests {
         assert!(!text.contains("at 0.160 s"), "eight are shown: {text}");
         assert!(text.contains("    ... 2 more in `NodeStats::decisions`"), "{text}");
         assert!(text.contains("elastic: stayed on replica 0 (0.0 µs per item"), "{text}");
+        assert!(text.contains("    key groups moved 3 time(s), with their state"), "{text}");
+        assert_eq!(text.matches("key groups moved").count(), 1, "only for the keyed call: {text}");
     }
 }
