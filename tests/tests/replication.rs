@@ -817,14 +817,13 @@ macro_rules! weighed {
 weighed!(weighed, weighed_twice, weighed_thrice, weighed_live);
 
 /// A channel fed on a thread of its own: items `0..n`, sleeping
-/// `pause_ms(x)` before item `x`. A rendezvous channel: the feed waits for
-/// the run to take each item, so a run that starts late on a loaded
-/// machine still sees the items trickle in as the test says, not as a
-/// backlog the feed built up before it started (once all 40 items of a
-/// trickle were dealt to replica 0 in the run's first 20 ms, before its
-/// first load window closed).
+/// `pause_ms(x)` before item `x`. Unbounded, so a burst queues whatever
+/// the run does (a rendezvous channel, tried, let a single-core machine
+/// feed a burst only as fast as the run took it: no backlog). A run that
+/// starts late on a loaded machine finds the items of a trickle queued,
+/// so a trickle must outlast such a start by some load windows.
 fn fed(n: u64, pause_ms: fn(u64) -> u64) -> std::sync::mpsc::Receiver<u64> {
-    let (tx, rx) = std::sync::mpsc::sync_channel(0);
+    let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         for x in 0..n {
             std::thread::sleep(std::time::Duration::from_millis(pause_ms(x)));
@@ -913,7 +912,10 @@ fn elastic_replicas_follow_a_policy_of_the_users_own() {
     // an item that arrives alone runs beside the scatter while its thread
     // has room (`node/local_first.rs`), and in the dev profile an item is
     // 1 ms: every item then stayed on replica 0 in about 1 run in 150.
-    let r = &fed_run(&d, weighed, 40, |x| if x % 2 == 0 { 4 } else { 0 });
+    // For 160 ms: a run that started 55 ms late on a loaded machine found
+    // the 40 items of an 80 ms trickle queued and dealt them all to
+    // replica 0 before its first load window closed.
+    let r = &fed_run(&d, weighed, 80, |x| if x % 2 == 0 { 4 } else { 0 });
     let node = r.nodes.iter().find(|n| n.name.contains("/heavy_triple#")).expect("heavy_triple");
     let e = node.elastic.expect("elastic replicas");
     assert_eq!(e.most_open, 2, "the policy opened every replica: {r}");

@@ -151,6 +151,11 @@ where
     /// Follow `elastic`'s open lanes by moving key groups, and the load if
     /// its lanes follow it.
     pub(crate) fn elastic(mut self, elastic: Option<Elastic>) -> Self {
+        if let Some(crate::deploy::Opening::AfterItems(at) | crate::deploy::Opening::Toggle(at)) =
+            elastic.as_ref().map(Elastic::opening)
+        {
+            self.rebalance = Rebalance::chaos(at);
+        }
         self.window = LoadWindow::for_elastic(elastic.as_ref());
         self.elastic = elastic;
         self

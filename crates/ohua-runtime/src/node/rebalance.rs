@@ -16,6 +16,10 @@
 //! moves them, with their state, as it moves them when lanes open
 //! (`node/README.md`, "Moving key groups"). A stream whose keys are spread
 //! as the groups already are never moves.
+//!
+//! Random deployments (`Replication::Random`, the tests' chaos) look after
+//! a drawn handful of items and move at any gain ([`Rebalance::chaos`]),
+//! so the generated programs check moves at many points of their streams.
 
 use crate::keyed::Groups;
 
@@ -43,11 +47,20 @@ pub(super) struct Rebalance {
     /// the items after it, so keys that were hot once (a first burst of
     /// one key) do not hide how they are spread now.
     at_last: Vec<u64>,
+    /// How much lighter the busiest replica must get ([`GAIN`]).
+    gain: f64,
 }
 
 impl Rebalance {
     pub(super) fn new() -> Self {
-        Rebalance { since: 0, next_look: FIRST_LOOK, at_last: Vec::new() }
+        Rebalance { since: 0, next_look: FIRST_LOOK, at_last: Vec::new(), gain: GAIN }
+    }
+
+    /// For a random deployment's elastic replicas, opened or toggled after
+    /// `at` items: the first look after `1 + at % 16` items, and a move
+    /// whenever it makes the busiest replica lighter at all.
+    pub(super) fn chaos(at: u64) -> Self {
+        Rebalance { since: 0, next_look: 1 + at % 16, at_last: Vec::new(), gain: 1.0 }
     }
 
     /// Count `items` routed.
@@ -88,7 +101,7 @@ impl Rebalance {
         }
         let now = busiest(groups, &recent);
         let spread = busiest(&Groups::spread(groups.replicas(), active, &recent), &recent);
-        (now > spread && now as f64 >= GAIN * spread as f64).then_some(recent)
+        (now > spread && now as f64 >= self.gain * spread as f64).then_some(recent)
     }
 }
 
@@ -171,6 +184,24 @@ mod tests {
         // And the count starts again from the look.
         r.routed(FIRST_LOOK * 2);
         assert_eq!(r.pays(&groups, 2, &loads), None, "no items since the look");
+    }
+
+    /// A random deployment looks early and moves for any gain.
+    #[test]
+    fn a_random_deployment_looks_after_a_few_items_and_moves_for_any_gain() {
+        let mut r = Rebalance::chaos(35);
+        r.routed(3);
+        assert!(!r.due());
+        r.routed(1);
+        assert!(r.due(), "after 1 + 35 % 16 items");
+        // Two groups of 3 and 2 items on one replica: spread, 3 against 5.
+        let mut loads = vec![0; KEY_GROUPS];
+        (loads[0], loads[1]) = (3, 2);
+        let groups = Groups::on_first(2);
+        assert!(r.pays(&groups, 2, &loads).is_some());
+        assert!(Rebalance::new().pays(&groups, 2, &loads).is_some(), "5 against 3 is a tenth off too");
+        (loads[0], loads[1]) = (3, 0);
+        assert!(Rebalance::chaos(0).pays(&groups, 2, &loads).is_none(), "one group: nothing to gain");
     }
 
     #[test]
