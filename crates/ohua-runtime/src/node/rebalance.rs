@@ -10,12 +10,13 @@
 //! 1.9x. A key's share of the items is only known once many have passed.
 //!
 //! So the scatter looks again after [`FIRST_LOOK`] items routed since the
-//! last move, then after twice as many each time (a run of n items looks
-//! about log2(n / 256) times): if spreading the groups by the counts so
-//! far would take at least [`GAIN`] off the busiest replica's items, it
-//! moves them, with their state, as it moves them when lanes open
-//! (`node/README.md`, "Moving key groups"). A stream whose keys are spread
-//! as the groups already are never moves.
+//! last move, then after twice as many each time, at most [`LAST_LOOK`]
+//! (a run of n items looks about log2(n / 256) times, then every 65,536
+//! items): if spreading the groups by the items since the last look would
+//! take at least [`GAIN`] off the busiest replica's items, it moves them,
+//! with their state, as it moves them when lanes open (`node/README.md`,
+//! "Moving key groups"), spread by those items. A stream whose keys are
+//! spread as the groups already are never moves.
 //!
 //! Random deployments (`Replication::Random`, the tests' chaos) look after
 //! a drawn handful of items and move at any gain ([`Rebalance::chaos`]),
@@ -85,8 +86,9 @@ impl Rebalance {
 
     /// Look at the items per group since the last look (`loads` counts
     /// them since the start): if spreading the groups over `active`
-    /// replicas by them takes [`GAIN`] off the busiest replica under
-    /// `groups`, the items to spread by. The next look comes after twice
+    /// replicas by them takes this scatter's gain ([`GAIN`], or any for
+    /// [`Rebalance::chaos`]) off the busiest replica under `groups`, the
+    /// items to spread by. The next look comes after twice
     /// as many items (at most [`LAST_LOOK`]), whatever the answer.
     pub(super) fn pays(&mut self, groups: &Groups, active: usize, loads: &[u64]) -> Option<Vec<u64>> {
         let recent: Vec<u64> = loads
