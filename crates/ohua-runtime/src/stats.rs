@@ -78,6 +78,10 @@ pub struct SectionStats {
     /// in `next()`, a call waiting for I/O) long enough that the monitor
     /// handed the section's other operators to another thread.
     pub rescues: u64,
+    /// How often another section's driver took its operators over for a
+    /// while (the run re-cut its sections: `exec/hosting.rs`) while its
+    /// own thread waited.
+    pub hosted: u64,
     /// Passes over its operators (each steps every operator once).
     pub passes: u64,
     /// Passes that found nothing to do (before a park, or spinning).

@@ -69,6 +69,12 @@ pub struct Plan {
     /// The policy of the elastic replicas that follow their load
     /// ([`Opening::Load`]): the deployment's [`Scaling`].
     pub scaling: Scaling,
+    /// Whether the run re-cuts its sections while it goes on (one
+    /// section's thread steps another's operators for a while, then lets
+    /// them go): `Some(seed)` for random sections, the tests' chaos, which
+    /// re-cuts at drawn moments. Runs that fetch from data sources never
+    /// re-cut.
+    pub recut: Option<u64>,
 }
 
 /// When a node's elastic replicas open ([`Plan::elastic`]).
@@ -118,6 +124,7 @@ impl Plan {
             groups: vec![None; n],
             elastic: vec![None; n],
             scaling: Scaling::default(),
+            recut: None,
         }
     }
 
@@ -204,6 +211,10 @@ pub fn plan(graph: &GraphInfo, d: &Deployment) -> Plan {
         groups,
         elastic,
         scaling: d.scaling.clone(),
+        recut: match strategy {
+            SectionStrategy::Random { seed, .. } => Some(seed ^ 0x5EC7_10C5),
+            _ => None,
+        },
     }
 }
 

@@ -6,7 +6,8 @@
 use std::sync::MutexGuard;
 use std::thread::Result as StepResult;
 
-use super::rescue::{is_running, stepping, try_retake, Beat};
+use super::hosting::Hosted;
+use super::rescue::{is_running, stepping, try_retake, untag, Beat};
 use super::section::{drop_node, record, CounterSink, Ctl, Pass, Section};
 use super::shared::{Failure, RunShared};
 use super::timing::StepClock;
@@ -38,7 +39,12 @@ impl<'a> Section<'a> {
     ///
     /// None returned: if `start` fails, the run is aborted and the stuck
     /// thread drives again (to clean up) when its step returns.
-    pub(super) fn check(&self, shared: &RunShared, start: impl FnOnce(u64, NewBeat) -> std::io::Result<()>) {
+    pub(super) fn check(
+        &self,
+        shared: &RunShared,
+        peers: &[Section<'a>],
+        start: impl FnOnce(u64, NewBeat) -> std::io::Result<()>,
+    ) {
         let mut ctl = self.lock();
         if !ctl.driving || shared.aborted() {
             ctl.seen = 0;
@@ -66,10 +72,17 @@ impl<'a> Section<'a> {
         if let Some(quiet) = shared.quiet() {
             ctl.beat.lend(beat, quiet);
         }
-        // Rescue only if some other operator is left to run meanwhile.
-        if self.live.load(Ordering::Relaxed) <= ctl.pinned + 1 {
+        // Rescue only if some other operator is left to run meanwhile (of
+        // this section or of one it hosts, `hosting.rs`).
+        let live = self.live.load(Ordering::Relaxed)
+            + ctl.guests.iter().map(|&g| peers[g].live.load(Ordering::Relaxed)).sum::<usize>();
+        if live <= ctl.pinned + 1 {
             return;
         }
+        // The stuck task may be a hosted section's: its slot is pinned
+        // under our lock, as the guest's tasks are ours while hosted.
+        let (part, stuck) = untag(stuck);
+        let Some(slot) = peers.get(part).and_then(|p| p.tasks.get(stuck)) else { return };
         let (old, new) = (ctl.driver, ctl.last_id + 1);
         if !try_retake(&self.driver, &ctl.beat, beat, old, new) {
             return;
@@ -77,7 +90,7 @@ impl<'a> Section<'a> {
         // The section is ours until `start`: the stuck driver touched `own`
         // last before the step whose beat we read (Release/Acquire).
         unsafe { &mut *self.own.get() }.stats.rescues += 1;
-        self.tasks[stuck].pinned.store(true, Ordering::Relaxed);
+        slot.pinned.store(true, Ordering::Relaxed);
         let fresh = std::sync::Arc::new(Beat::new());
         ctl.last_id = new;
         ctl.driver = new;
@@ -115,19 +128,20 @@ impl<'a> Section<'a> {
     /// current driver and leave, or drive again if nobody does.
     pub(super) fn return_from_stuck(
         &self,
+        part: &Section<'a>,
         i: usize,
         outcome: StepResult<Step>,
         ticks: Option<u64>,
         shared: &RunShared,
         graph: &GraphInfo,
     ) -> Pass {
-        let slot = &self.tasks[i];
+        let slot = &part.tasks[i];
         // SAFETY: the task is pinned to us until we unpin it below.
         let task = unsafe { &mut *slot.task.get() };
         match outcome {
             Ok(Step::Done) => {
                 drop_node(slot, task, shared, graph);
-                self.live.fetch_sub(1, Ordering::Relaxed);
+                part.live.fetch_sub(1, Ordering::Relaxed);
             }
             Ok(step) => {
                 record(&mut task.counters, step, ticks, StepClock::get());
@@ -163,13 +177,30 @@ impl<'a> Section<'a> {
     }
 
     /// The driver leaves: the section is finished or the run aborted. The
-    /// last thread out (a stuck one may still be inside) finishes it.
-    pub(super) fn retire(&self, shared: &RunShared, graph: &GraphInfo, out: &CounterSink) {
-        let last = {
+    /// last thread out (a stuck one may still be inside) finishes it. A
+    /// host lets its guests go first, including one that joined just now;
+    /// a guest whose task is pinned stays until the stuck thread, which
+    /// then drives again, lets it go (`hosting.rs`).
+    pub(super) fn retire(
+        &self,
+        shared: &RunShared,
+        graph: &GraphInfo,
+        out: &CounterSink,
+        peers: &[Section<'a>],
+        hosted: &mut Hosted,
+    ) {
+        let last = loop {
+            if hosted.recuts() {
+                self.let_guests_go(peers, hosted);
+            }
             let mut ctl = self.lock();
+            let unpinned = |g: &usize| !peers[*g].tasks.iter().any(|t| t.pinned.load(Ordering::Relaxed));
+            if ctl.guests.iter().any(unpinned) {
+                continue; // joined after we looked
+            }
             ctl.driving = false;
             ctl.threads -= 1;
-            ctl.threads == 0
+            break ctl.threads == 0;
         };
         if let Some(quiet) = shared.quiet() {
             quiet.leave();

@@ -16,6 +16,7 @@ pub(crate) mod builder;
 mod call_ports;
 mod checks;
 mod handover;
+mod hosting;
 mod monitor;
 mod observe;
 mod parts;

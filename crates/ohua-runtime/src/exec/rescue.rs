@@ -24,8 +24,24 @@
 
 use crate::sync::{heavy_fence, light_fence, AtomicBool, AtomicU64, Ordering};
 
-/// Bits of a beat that name the task being stepped.
-const TASK_BITS: u32 = 24;
+/// Bits of a beat that name the task being stepped: its section
+/// ([`SECTION_BITS`] above) and its index there. A host steps the tasks of
+/// the sections it hosts under its own beat (`hosting.rs`), so the monitor
+/// must tell whose task is stuck.
+const TASK_BITS: u32 = 40;
+
+/// Bits of a beat's task that hold the task's index in its section.
+const INDEX_BITS: u32 = 20;
+
+/// A task named in a beat: section `section`'s task `index`.
+pub(crate) fn tag(section: usize, index: usize) -> usize {
+    (section << INDEX_BITS) | (index & ((1 << INDEX_BITS) - 1))
+}
+
+/// The section and index a [`tag`] names.
+pub(crate) fn untag(tag: usize) -> (usize, usize) {
+    (tag >> INDEX_BITS, tag & ((1 << INDEX_BITS) - 1))
+}
 
 /// One driver's heartbeat: odd while it is inside a step (with the task's
 /// index), even between steps, and different for every step.
@@ -186,6 +202,8 @@ mod tests {
         assert_eq!(stepping(beat.read()), None);
         beat.enter(&mut seq, 7);
         assert_ne!(beat.read(), inside, "every step has a beat of its own");
+        beat.enter(&mut seq, tag(3, 70_000));
+        assert_eq!(stepping(beat.read()).map(untag), Some((3, 70_000)), "a hosted section's task is named");
     }
 
     #[test]

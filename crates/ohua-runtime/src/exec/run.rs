@@ -102,6 +102,14 @@ impl<'a> Prepared<'a> {
             let wakers: Vec<Waker> = flags.iter().map(|f| Waker::new(f.clone())).collect();
             io.set_wakers(wakers.clone());
             (flags, wakers, Some(io))
+        } else if plan.recut.is_some() {
+            // A section's thread may step another's operators and sleep
+            // for it (`exec/hosting.rs`): its flag forwards wake-ups.
+            let all: std::sync::Arc<[_]> = parkers.iter().map(|p| p.unparker().clone()).collect();
+            let flags: Vec<Arc<SleepFlag>> =
+                parkers.iter().map(|p| SleepFlag::hostable(p.unparker().clone(), all.clone())).collect();
+            let wakers: Vec<Waker> = flags.iter().map(|f| Waker::new(f.clone())).collect();
+            (flags, wakers, None)
         } else {
             let flags: Vec<Arc<SleepFlag>> = parkers.iter().map(|p| SleepFlag::new(p.unparker().clone())).collect();
             let wakers: Vec<Waker> = flags.iter().map(|f| Waker::new(f.clone())).collect();
@@ -218,6 +226,12 @@ fn assign<'a>(
 ) -> Vec<Section<'a>> {
     let mut sections: Vec<Section<'a>> =
         parkers.into_iter().zip(flags).enumerate().map(|(k, (p, f))| Section::new(k, p, f, plan.batch_size)).collect();
+    // Only where the flags forward wake-ups: runs that fetch never re-cut.
+    if let (Some(seed), false) = (plan.recut, graph.nodes.iter().any(|n| n.kind == crate::graph::OpKind::Await)) {
+        for s in &mut sections {
+            s.recut_randomly(seed);
+        }
+    }
     let order = graph.topological_order();
     if !extras.is_empty() {
         // After each replicated node (in the order nodes are visited):

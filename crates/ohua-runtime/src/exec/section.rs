@@ -12,7 +12,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::{Duration, Instant};
 
 pub(crate) use super::builder::Role;
-use super::rescue::{still_driver, Beat};
+use super::hosting::Hosted;
+use super::rescue::{still_driver, tag, Beat};
 use super::shared::{Failure, RunShared};
 pub(crate) use super::timing::Counters;
 use super::timing::{Sampler, StepClock};
@@ -20,7 +21,7 @@ use crate::graph::GraphInfo;
 use crate::node::blocking::{self, BlockingHook};
 use crate::node::{Node, Step};
 use crate::report::SectionStats;
-use crate::sync::process::Mutex as ProcessMutex;
+use crate::sync::process::{Condvar as ProcessCondvar, Mutex as ProcessMutex};
 use crate::sync::{Arc, AtomicBool, AtomicU64, AtomicUsize, Backoff, Ordering, Parker, SleepFlag, Waker};
 
 /// An operator and its counters; `node` is `None` once it is done.
@@ -62,8 +63,14 @@ pub(super) struct Ctl {
     pub(super) seen: u64,
     /// Threads inside: the driver and the stuck ones.
     pub(super) threads: usize,
-    /// Tasks pinned to stuck threads.
+    /// Tasks pinned to stuck threads (of this section and of the sections
+    /// it hosts).
     pub(super) pinned: usize,
+    /// The section whose driver steps this one's tasks (`hosting.rs`);
+    /// this section's own thread waits meanwhile.
+    pub(super) host: Option<usize>,
+    /// The sections whose tasks this section's driver steps.
+    pub(super) guests: Vec<usize>,
 }
 
 /// The operators of one section, in topological order, and how it sleeps.
@@ -83,6 +90,13 @@ pub(crate) struct Section<'a> {
     /// a loop entry reads it to tell whether the section's other operators
     /// have work before it calls a `next()` that may wait (`node/smap.rs`).
     progress: AtomicU64,
+    /// Bumped under the lock whenever `Ctl::guests` changes, so the driver
+    /// notices a section that joined with one load per loop (`hosting.rs`).
+    pub(super) guests_gen: AtomicU64,
+    /// A hosted section's own thread waits here until its host lets it go.
+    pub(super) let_go: ProcessCondvar,
+    /// Random deployments re-cut their sections at drawn moments: the seed.
+    pub(super) recut: Option<u64>,
 }
 
 // SAFETY: the cells are handed between threads by the rescue protocol:
@@ -117,8 +131,17 @@ impl<'a> Section<'a> {
     /// sleeping on `parker` (whose unparker the section's arcs hold).
     pub(crate) fn new(index: usize, parker: Parker, flag: Arc<SleepFlag>, batch: usize) -> Self {
         let beat = std::sync::Arc::new(Beat::new());
-        let ctl =
-            Ctl { driving: true, driver: FIRST_DRIVER, last_id: FIRST_DRIVER, beat, seen: 0, threads: 1, pinned: 0 };
+        let ctl = Ctl {
+            driving: true,
+            driver: FIRST_DRIVER,
+            last_id: FIRST_DRIVER,
+            beat,
+            seen: 0,
+            threads: 1,
+            pinned: 0,
+            host: None,
+            guests: Vec::new(),
+        };
         Section {
             index,
             tasks: Vec::new(),
@@ -130,7 +153,16 @@ impl<'a> Section<'a> {
             live: AtomicUsize::new(0),
             ctl: ProcessMutex::new(ctl),
             progress: AtomicU64::new(0),
+            guests_gen: AtomicU64::new(0),
+            let_go: ProcessCondvar::new(),
+            recut: None,
         }
+    }
+
+    /// Re-cut at drawn moments while running (Random deployments,
+    /// `hosting.rs`); the run's flags must be [`SleepFlag::hostable`].
+    pub(crate) fn recut_randomly(&mut self, seed: u64) {
+        self.recut = Some(seed);
     }
 
     /// Append the operator of node `id` in `role`; operators run in the
@@ -144,10 +176,11 @@ impl<'a> Section<'a> {
     /// Drive the section from its start until all operators are done or the
     /// run is aborted (or a rescue took it over: then it returns when this
     /// thread's stuck step has). The last thread out stores every
-    /// operator's counters in `out`.
-    pub(crate) fn run(&self, shared: &RunShared, graph: &GraphInfo, out: &CounterSink) {
+    /// operator's counters in `out`. `peers` are the run's sections (this
+    /// one among them), which this one may host or join (`hosting.rs`).
+    pub(crate) fn run(&self, shared: &RunShared, graph: &GraphInfo, out: &CounterSink, peers: &[Section<'a>]) {
         let beat = self.ctl.lock().unwrap_or_else(|e| e.into_inner()).beat.clone();
-        self.drive(FIRST_DRIVER, beat, shared, graph, out);
+        self.drive(FIRST_DRIVER, beat, shared, graph, out, peers);
     }
 
     /// Step the operators as driver `me` (beating on `beat`).
@@ -158,6 +191,7 @@ impl<'a> Section<'a> {
         shared: &RunShared,
         graph: &GraphInfo,
         out: &CounterSink,
+        peers: &[Section<'a>],
     ) {
         let _hook = BlockingHook::install(&self.waker, shared.streaming_flag(), shared.blocked_flag(), &self.progress);
         let _io = crate::io::Current::install(shared.io(), self.index);
@@ -166,11 +200,16 @@ impl<'a> Section<'a> {
         let stall_dump = stall_dump_after();
         let mut idle_since: Option<Instant> = None;
         let mut seq = 0;
+        let mut hosted = Hosted::new(self);
         loop {
             if shared.aborted() {
-                return self.retire(shared, graph, out);
+                return self.retire(shared, graph, out, peers, &mut hosted);
             }
-            let mut outcome = self.pass(me, &beat, &mut seq, shared, graph);
+            if hosted.recuts() {
+                self.recut(peers, &mut hosted, shared);
+            }
+            let guests = hosted.guests();
+            let mut outcome = self.pass(me, &beat, &mut seq, shared, graph, peers, guests);
             if let Pass::Idle = outcome {
                 let since = *idle_since.get_or_insert_with(Instant::now);
                 if !alone_in_counted_run(shared) && (!backoff.is_completed() || since.elapsed() < SPIN_WINDOW) {
@@ -179,11 +218,19 @@ impl<'a> Section<'a> {
                     backoff.snooze();
                     continue;
                 }
-                // Announce the sleep, then look once more (operators, abort,
-                // pinned tasks): a waker either sees the announcement or its
+                // Announce the sleep (for the hosted sections too), then
+                // look once more (operators, abort, pinned tasks, a section
+                // that joined): a waker either sees the announcement or its
                 // push is seen here.
+                for &g in guests {
+                    peers[g].flag.announce_sleep();
+                }
                 self.flag.going_to_sleep();
-                outcome = if shared.aborted() { Pass::Progress } else { self.pass(me, &beat, &mut seq, shared, graph) };
+                outcome = if shared.aborted() || hosted.joined_since(self) {
+                    Pass::Progress
+                } else {
+                    self.pass(me, &beat, &mut seq, shared, graph, peers, guests)
+                };
                 let parked = matches!(outcome, Pass::Idle);
                 if parked {
                     // In a run that fetches, the last section to park sends
@@ -196,10 +243,13 @@ impl<'a> Section<'a> {
                     }
                     self.park(stall_dump, graph);
                 }
-                // A thread that left must not touch the flag: the new
-                // driver may be about to park on it.
+                // A thread that left must not touch the flags: the new
+                // driver may be about to park on them.
                 if !matches!(outcome, Pass::Left) {
                     self.flag.awake(parked);
+                    for &g in guests {
+                        peers[g].flag.awake(parked);
+                    }
                 }
             }
             match outcome {
@@ -207,13 +257,14 @@ impl<'a> Section<'a> {
                     backoff.reset();
                     idle_since = None;
                 }
-                Pass::Finished => return self.retire(shared, graph, out),
+                Pass::Finished => return self.retire(shared, graph, out, peers, &mut hosted),
                 Pass::Left => return,
                 Pass::Rejoined(id, b) => {
                     (me, beat) = (id, b);
                     beat.set_thread();
                     backoff.reset();
                     idle_since = None;
+                    hosted.forget();
                 }
             }
         }
@@ -238,31 +289,80 @@ impl<'a> Section<'a> {
         own.stats.parked += start.elapsed();
     }
 
-    /// Step every live operator that is not pinned once.
-    fn pass(&self, me: u64, beat: &Beat, seq: &mut u64, shared: &RunShared, graph: &GraphInfo) -> Pass {
+    /// Step every live operator that is not pinned once: this section's,
+    /// then those of the sections it hosts (`guests`).
+    #[allow(clippy::too_many_arguments)]
+    fn pass(
+        &self,
+        me: u64,
+        beat: &Beat,
+        seq: &mut u64,
+        shared: &RunShared,
+        graph: &GraphInfo,
+        peers: &[Section<'a>],
+        guests: &[usize],
+    ) -> Pass {
         let mut progressed = false;
+        let live = match self.pass_over(self, me, beat, seq, shared, graph, &mut progressed) {
+            Ok(live) => live,
+            Err(pass) => return pass,
+        };
+        for &g in guests {
+            if let Err(pass) = self.pass_over(&peers[g], me, beat, seq, shared, graph, &mut progressed) {
+                return pass;
+            }
+        }
+        // SAFETY: as in `pass_over`, `own` is the driver's.
+        let stats = &mut unsafe { &mut *self.own.get() }.stats;
+        stats.passes += 1;
+        if live == 0 && guests.is_empty() {
+            Pass::Finished
+        } else if progressed {
+            Pass::Progress
+        } else {
+            stats.idle_passes += 1;
+            Pass::Idle
+        }
+    }
+
+    /// Step the live, unpinned operators of `part` (this section or one it
+    /// hosts) once as this section's driver `me`; the number of `part`'s
+    /// live tasks, or how the pass ended early.
+    #[allow(clippy::too_many_arguments)]
+    fn pass_over(
+        &self,
+        part: &Section<'a>,
+        me: u64,
+        beat: &Beat,
+        seq: &mut u64,
+        shared: &RunShared,
+        graph: &GraphInfo,
+        progressed: &mut bool,
+    ) -> Result<usize, Pass> {
         let mut live = 0;
         // Steps are timed by sampling (`timing.rs`): with small batches a
         // step is a few nanoseconds and a clock read is 14-20 ns.
         let clock = StepClock::get();
         let quiet = shared.quiet();
-        for (i, slot) in self.tasks.iter().enumerate() {
+        for (i, slot) in part.tasks.iter().enumerate() {
             if slot.pinned.load(Ordering::Acquire) {
                 live += 1;
                 continue;
             }
-            // SAFETY: an unpinned task belongs to the driver, and we are it:
-            // we checked after our last step.
+            // SAFETY: an unpinned task belongs to the driver of the section
+            // that holds or hosts it, and we are it: we checked after our
+            // last step (and a hosted section's tasks came to us under the
+            // locks, `hosting.rs`).
             let task = unsafe { &mut *slot.task.get() };
             let Some(node) = task.node.as_mut() else { continue };
             live += 1;
             task.counters.steps += 1;
-            let budget = task.counters.budget(self.batch, clock);
-            // SAFETY: as above, `own` is the driver's; the borrow ends here.
-            let timed = task.counters.wants_timing(&mut unsafe { &mut *self.own.get() }.sampler);
+            let budget = task.counters.budget(part.batch, clock);
+            // SAFETY: as above, `part.own` is the driver's; the borrow ends here.
+            let timed = task.counters.wants_timing(&mut unsafe { &mut *part.own.get() }.sampler);
             let outer_timed = timed && blocking::begin_timed_step();
             let start = timed.then(|| clock.now());
-            beat.enter(seq, i);
+            beat.enter(seq, tag(part.index, i));
             let outcome = catch_unwind(AssertUnwindSafe(|| {
                 let step = node.step(budget);
                 node.flush();
@@ -279,21 +379,21 @@ impl<'a> Section<'a> {
                 beat.take_back_lent(quiet);
             }
             if replaced && self.replaced(me) {
-                return self.return_from_stuck(i, outcome, ticks, shared, graph);
+                return Err(self.return_from_stuck(part, i, outcome, ticks, shared, graph));
             }
             match outcome {
                 Ok(Step::Done) => {
                     // Dropping closes the node's arcs and wakes the
                     // sections on their other ends.
                     drop_node(slot, task, shared, graph);
-                    self.live.fetch_sub(1, Ordering::Relaxed);
+                    part.live.fetch_sub(1, Ordering::Relaxed);
                     live -= 1;
-                    progressed = true;
+                    *progressed = true;
                     self.count_progress();
                 }
                 Ok(step) => {
                     if record(&mut task.counters, step, ticks, clock) {
-                        progressed = true;
+                        *progressed = true;
                         self.count_progress();
                     }
                 }
@@ -302,21 +402,11 @@ impl<'a> Section<'a> {
                     let id = crate::node::chain::take_blamed().unwrap_or(slot.id);
                     shared.fail(Failure::Operator { name: graph.nodes[id].name, payload });
                     // Not idle: go straight to the abort check.
-                    return Pass::Progress;
+                    return Err(Pass::Progress);
                 }
             }
         }
-        // SAFETY: as above, `own` is the driver's.
-        let stats = &mut unsafe { &mut *self.own.get() }.stats;
-        stats.passes += 1;
-        if live == 0 {
-            Pass::Finished
-        } else if progressed {
-            Pass::Progress
-        } else {
-            stats.idle_passes += 1;
-            Pass::Idle
-        }
+        Ok(live)
     }
 
     /// One more step made progress. Only the driver writes the count: a

@@ -37,7 +37,7 @@ pub(crate) fn run_sections(
         let counters = &counters;
         let mut unstarted = others.iter();
         for (k, section) in unstarted.by_ref().enumerate().map(|(i, s)| (i + 1, s)) {
-            if let Err(e) = run.start(k, move || section.run(shared, graph, counters)) {
+            if let Err(e) = run.start(k, move || section.run(shared, graph, counters, sections)) {
                 shared.fail(Failure::Runtime(format!("cannot start a thread for section {k}: {e}")));
                 break;
             }
@@ -50,7 +50,7 @@ pub(crate) fn run_sections(
             }
         }
         let name = format!("ohua-{}-s0", graph.algorithm);
-        pool::as_job(name, || guarded(0, shared, || first.run(shared, graph, counters)));
+        pool::as_job(name, || guarded(0, shared, || first.run(shared, graph, counters, sections)));
         // Rescue drivers are jobs of the scope too: once they are all done,
         // no section is driven or stuck, and the monitor has nothing left
         // to start for this run.
@@ -94,9 +94,9 @@ impl Watched for Run<'_, '_> {
 
     fn check(&self) {
         for (k, section) in self.sections.iter().enumerate() {
-            section.check(self.shared, |id, beat: std::sync::Arc<Beat>| {
-                let (shared, graph, counters) = (self.shared, self.graph, self.counters);
-                self.start(k, move || section.drive(id, beat, shared, graph, counters))
+            section.check(self.shared, self.sections, |id, beat: std::sync::Arc<Beat>| {
+                let (shared, graph, counters, peers) = (self.shared, self.graph, self.counters, self.sections);
+                self.start(k, move || section.drive(id, beat, shared, graph, counters, peers))
             });
         }
         // A run whose source blocks is not quiet while items keep arriving

@@ -32,6 +32,9 @@ impl fmt::Display for RunReport {
             if s.rescues > 0 {
                 write!(f, ", rescued {} times from a blocked step", s.rescues)?;
             }
+            if s.hosted > 0 {
+                write!(f, ", hosted {} times by another section", s.hosted)?;
+            }
             writeln!(f)?;
         }
         let mut rows: Vec<_> = self.nodes.iter().collect();

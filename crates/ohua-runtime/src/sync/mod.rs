@@ -65,7 +65,14 @@ pub struct SleepFlag {
     /// (`io/README.md`): a parked section is not running, and the waker that
     /// ends its sleep counts it again.
     quiet: Option<std::sync::Arc<Quiet>>,
+    /// In a run whose sections may host others (`exec/hosting.rs`): every
+    /// section's unparker, and which section's driver steps this one's
+    /// operators now ([`NOT_HOSTED`] while its own thread does).
+    hosts: Option<(std::sync::Arc<[Unparker]>, AtomicUsize)>,
 }
+
+/// [`SleepFlag`]'s host while the section's own thread drives it.
+const NOT_HOSTED: usize = usize::MAX;
 
 /// The section is running.
 const AWAKE: u8 = 0;
@@ -91,7 +98,44 @@ impl SleepFlag {
     /// The flag of a section of a run whose running sections are counted by
     /// `quiet` (if given).
     pub fn counted(unparker: Unparker, quiet: Option<std::sync::Arc<Quiet>>) -> Arc<Self> {
-        Arc::new(SleepFlag { state: AtomicU8::new(AWAKE), wait_since: AtomicU64::new(0), unparker, quiet })
+        Arc::new(SleepFlag { state: AtomicU8::new(AWAKE), wait_since: AtomicU64::new(0), unparker, quiet, hosts: None })
+    }
+
+    /// The flag of a section that another section's driver may *host*
+    /// (step its operators and sleep for it, `exec/hosting.rs`): a wake-up
+    /// then also unparks the host, `all[host]` ([`SleepFlag::hosted_by`]).
+    pub fn hostable(unparker: Unparker, all: std::sync::Arc<[Unparker]>) -> Arc<Self> {
+        let hosts = Some((all, AtomicUsize::new(NOT_HOSTED)));
+        Arc::new(SleepFlag { state: AtomicU8::new(AWAKE), wait_since: AtomicU64::new(0), unparker, quiet: None, hosts })
+    }
+
+    /// From now on section `host`'s driver (or, with `None`, the section's
+    /// own thread again) sleeps for this section. Called while both are
+    /// awake, before the host can announce a sleep on this flag; a waker
+    /// that sees that announcement sees the host too (its load of the state
+    /// is `Acquire`).
+    ///
+    /// # Panics
+    ///
+    /// If the flag was not made [`SleepFlag::hostable`].
+    pub fn hosted_by(&self, host: Option<usize>) {
+        let (_, at) = self.hosts.as_ref().expect("ohua internal error: hosting a section whose flag cannot forward");
+        at.store(host.unwrap_or(NOT_HOSTED), Ordering::Relaxed);
+    }
+
+    /// Announce a sleep for a hosted section: its host's driver is about
+    /// to park for it too. The host follows with its own
+    /// [`SleepFlag::going_to_sleep`], whose heavy fence covers this store.
+    pub fn announce_sleep(&self) {
+        self.state.store(SLEEPING, Ordering::SeqCst);
+    }
+
+    /// Which host a wake-up of a sleeping section must unpark, besides the
+    /// section's own parker (a token there is harmless: its thread waits
+    /// for its host to let it go, and parks at most once for nothing).
+    fn host(&self) -> Option<&Unparker> {
+        let (all, at) = self.hosts.as_ref()?;
+        all.get(at.load(Ordering::Relaxed))
     }
 
     /// The driver is about to wait inside a step. Only from [`AWAKE`]: a
@@ -236,7 +280,9 @@ impl Waker {
                 // visible to the section's last pass, or we see it is going
                 // to sleep.
                 light_fence();
-                let state = flag.state.load(Ordering::Relaxed);
+                // `Acquire`: a host's announcement makes its `hosted_by`
+                // visible (`flag.host()` below). A plain load on x86.
+                let state = flag.state.load(Ordering::Acquire);
                 if state == SLEEPING {
                     if let Some(q) = &flag.quiet {
                         // Exactly one waker ends the sleep and counts it.
@@ -245,6 +291,9 @@ impl Waker {
                         }
                     }
                     flag.unparker.unpark();
+                    if let Some(host) = flag.host() {
+                        host.unpark();
+                    }
                 } else if state == BLOCKED {
                     // The driver waits in a step: the operator this wake-up
                     // is for runs when that wait ends, or when the monitor

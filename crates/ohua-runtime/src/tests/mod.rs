@@ -21,6 +21,7 @@
 
 mod blocking;
 mod common;
+mod hosting;
 mod panic;
 mod pipeline;
 

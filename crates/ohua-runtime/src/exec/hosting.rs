@@ -1,0 +1,259 @@
+//! Re-cutting a run's sections while it goes on: one section's driver
+//! *hosts* others, stepping their operators beside its own, and lets them
+//! go again (`README.md`, "Hosting").
+//!
+//! A section is a group of operators that one thread steps in a loop. A
+//! plan cuts the graph into sections before the run; hosting merges two
+//! of them for a while without rebuilding anything: the guest's own
+//! thread waits, and the host's driver steps the guest's tasks after its
+//! own in every pass, under its own beat (a beat names the section and
+//! the task, so the monitor's rescue of a step stuck in a guest's task
+//! pins that task, `handover.rs`). Letting go is the reverse: the guest's
+//! thread drives its section again from where the host left it.
+//!
+//! Why nothing is lost or reordered: arcs do not change. Every arc between
+//! two sections keeps its wakers, the guest's flag forwards a wake-up to
+//! its host (`SleepFlag::hosted_by`), and the host announces its sleep on
+//! its guests' flags before its own heavy fence, so the classic Dekker pair
+//! of the sleep protocol holds for the guest's arcs too. Items inside each
+//! arc stay in order whoever steps its ends; a task is stepped by one
+//! thread at a time because it changes hands only under both sections'
+//! locks, at the top of a driver's loop (between steps), and never while
+//! one of its tasks is pinned to a stuck thread.
+//!
+//! Who moves: a section joins a host from the top of its own loop (its
+//! driver is between steps, no task of it stuck, it hosts nobody); a host
+//! lets a guest go from the top of its loop, and lets every guest go when
+//! its own operators are done, when a guest's are, and before it retires,
+//! so no guest waits for a host that has gone. Runs that fetch from data
+//! sources do not re-cut (their sections' running count, `sync/quiet.rs`,
+//! is per driver). For now the moments are drawn (Random deployments, the
+//! tests' chaos); a policy that re-cuts by measured cost is issue 23's
+//! next step.
+
+use std::sync::MutexGuard;
+
+use super::section::{Ctl, Section};
+use super::shared::RunShared;
+use crate::sync::Ordering;
+
+/// A driver's view of the sections it hosts.
+pub(super) struct Hosted {
+    /// A copy of `Ctl::guests`, read when `Section::guests_gen` moved.
+    guests: Vec<usize>,
+    /// The generation the copy is of (`u64::MAX`: read it again).
+    gen: u64,
+    /// Whether this run re-cuts at all; nothing else is looked at if not.
+    recuts: bool,
+    /// The drawn moments of a Random deployment.
+    chaos: Option<Chaos>,
+}
+
+impl Hosted {
+    /// The view of a driver of `section` that starts now (a rescue's new
+    /// driver inherits the guests, so the copy is read first).
+    pub(super) fn new(section: &Section<'_>) -> Self {
+        let chaos = section.recut.map(|seed| Chaos::new(seed, section.index));
+        Hosted { guests: Vec::new(), gen: u64::MAX, recuts: chaos.is_some(), chaos }
+    }
+
+    /// Whether the run re-cuts its sections.
+    #[inline]
+    pub(super) fn recuts(&self) -> bool {
+        self.recuts
+    }
+
+    /// The sections this driver steps besides its own.
+    #[inline]
+    pub(super) fn guests(&self) -> &[usize] {
+        &self.guests
+    }
+
+    /// After the sleep's announcement and heavy fence: whether a section
+    /// joined since the copy was read (then its tasks may have work, and
+    /// its joiner's wake-up may have missed the announcement).
+    #[inline]
+    pub(super) fn joined_since(&self, section: &Section<'_>) -> bool {
+        self.recuts && section.guests_gen.load(Ordering::Relaxed) != self.gen
+    }
+
+    /// The driver changed (a stuck one drives again): read the guests anew.
+    pub(super) fn forget(&mut self) {
+        self.gen = u64::MAX;
+    }
+
+    fn read(&mut self, section: &Section<'_>, ctl: &Ctl) {
+        self.guests.clone_from(&ctl.guests);
+        self.gen = section.guests_gen.load(Ordering::Relaxed);
+    }
+}
+
+impl<'a> Section<'a> {
+    /// At the top of the driver's loop, in a run that re-cuts: take in the
+    /// sections that joined, let finished guests go (all of them once this
+    /// section's operators are done), and at a drawn moment join another
+    /// section or let the guests go.
+    pub(super) fn recut(&self, peers: &[Section<'a>], hosted: &mut Hosted, shared: &RunShared) {
+        if self.guests_gen.load(Ordering::Acquire) != hosted.gen {
+            let ctl = self.ctl.lock().unwrap_or_else(|e| e.into_inner());
+            hosted.read(self, &ctl);
+        }
+        if !hosted.guests.is_empty() {
+            let done = self.live.load(Ordering::Relaxed) == 0;
+            let mut i = 0;
+            while i < hosted.guests.len() {
+                let guest = &peers[hosted.guests[i]];
+                if (done || guest.live.load(Ordering::Relaxed) == 0) && self.let_go_of(guest, hosted) {
+                    continue; // the copy was read again
+                }
+                i += 1;
+            }
+        }
+        let Some(chaos) = hosted.chaos.as_mut() else { return };
+        if !chaos.due() {
+            return;
+        }
+        if !hosted.guests.is_empty() {
+            self.let_guests_go(peers, hosted);
+        } else if let Some(host) = chaos.pick(peers.len(), self.index) {
+            if self.live.load(Ordering::Relaxed) > 0 && shared.io().is_none() {
+                self.join(&peers[host], shared);
+            }
+        }
+    }
+
+    /// Let every guest go whose tasks are not pinned to a stuck thread;
+    /// whether none is left.
+    pub(super) fn let_guests_go(&self, peers: &[Section<'a>], hosted: &mut Hosted) -> bool {
+        let guests = self.ctl.lock().unwrap_or_else(|e| e.into_inner()).guests.clone();
+        let mut all = true;
+        for g in guests {
+            all &= self.let_go_of(&peers[g], hosted);
+        }
+        all
+    }
+
+    /// Hand `guest` back to its own thread, unless one of its tasks is
+    /// pinned to a thread stuck in a step (that thread returns it to us,
+    /// the host). Re-reads the host's copy of its guests.
+    fn let_go_of(&self, guest: &Section<'a>, hosted: &mut Hosted) -> bool {
+        let (mut mine, mut theirs) = lock_pair(self, guest);
+        if guest.tasks.iter().any(|t| t.pinned.load(Ordering::Relaxed)) {
+            return false;
+        }
+        mine.guests.retain(|&g| g != guest.index);
+        self.guests_gen.fetch_add(1, Ordering::Release);
+        hosted.read(self, &mine);
+        guest.flag.hosted_by(None);
+        theirs.host = None;
+        guest.let_go.notify_all();
+        true
+    }
+
+    /// Let `host`'s driver step this section's tasks, and wait until it
+    /// lets them go; nothing happens if either section cannot take part
+    /// now (see the module's docs).
+    fn join(&self, host: &Section<'a>, shared: &RunShared) {
+        if host.index == self.index || shared.aborted() {
+            return;
+        }
+        {
+            let (mut mine, mut theirs) = lock_pair(self, host);
+            if mine.threads != 1 || mine.pinned != 0 || !mine.guests.is_empty() || mine.host.is_some() {
+                return;
+            }
+            if !theirs.driving || theirs.host.is_some() {
+                return;
+            }
+            // SAFETY: we drive this section and are between steps; the
+            // host gets `own` with the tasks, under the locks.
+            unsafe { &mut *self.own.get() }.stats.hosted += 1;
+            // Before the host can announce a sleep on our flag.
+            self.flag.hosted_by(Some(host.index));
+            mine.host = Some(host.index);
+            theirs.guests.push(self.index);
+            host.guests_gen.fetch_add(1, Ordering::Release);
+        }
+        // The host may be parked: its pass after the announcement looks at
+        // the generation, so this wake-up or that look finds us.
+        host.waker.wake();
+        let mut ctl = self.ctl.lock().unwrap_or_else(|e| e.into_inner());
+        while ctl.host.is_some() {
+            ctl = self.let_go.wait(ctl).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+}
+
+/// Lock two sections' `Ctl`s in the order of their indices (a joiner and
+/// a host that lets go lock the same pair); returned as (`a`'s, `b`'s).
+fn lock_pair<'s>(a: &'s Section<'_>, b: &'s Section<'_>) -> (MutexGuard<'s, Ctl>, MutexGuard<'s, Ctl>) {
+    let lock = |s: &'s Section<'_>| s.ctl.lock().unwrap_or_else(|e| e.into_inner());
+    if a.index < b.index {
+        let first = lock(a);
+        (first, lock(b))
+    } else {
+        let first = lock(b);
+        (lock(a), first)
+    }
+}
+
+/// Drawn moments to re-cut at: a Random deployment's sections join and let
+/// go at random loops of their drivers, so the tests see tasks change
+/// hands at many points of a run.
+struct Chaos {
+    state: u64,
+    loops: u64,
+    next: u64,
+}
+
+impl Chaos {
+    fn new(seed: u64, section: usize) -> Self {
+        let state = (seed ^ (section as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15)) | 1;
+        let mut c = Chaos { state, loops: 0, next: 0 };
+        c.next = 1 + c.draw() % 48;
+        c
+    }
+
+    /// xorshift64*: the moments need no more than a cheap, seeded spread.
+    fn draw(&mut self) -> u64 {
+        self.state ^= self.state >> 12;
+        self.state ^= self.state << 25;
+        self.state ^= self.state >> 27;
+        self.state.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// Counts a loop; whether it is a drawn moment.
+    fn due(&mut self) -> bool {
+        self.loops += 1;
+        if self.loops < self.next {
+            return false;
+        }
+        self.next = self.loops + 1 + self.draw() % 48;
+        true
+    }
+
+    /// Another of `n` sections than `me`, if there is one.
+    fn pick(&mut self, n: usize, me: usize) -> Option<usize> {
+        (n > 1).then(|| (me + 1 + (self.draw() % (n as u64 - 1)) as usize) % n)
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::Chaos;
+
+    #[test]
+    fn drawn_moments_come_within_48_loops_and_name_another_section() {
+        let mut c = Chaos::new(7, 2);
+        let mut moments = 0;
+        for _ in 0..4_800 {
+            if c.due() {
+                moments += 1;
+                let to = c.pick(5, 2).unwrap();
+                assert!(to < 5 && to != 2, "picked {to}");
+            }
+        }
+        assert!(moments >= 100, "only {moments} moments in 4,800 loops");
+        assert_eq!(c.pick(1, 0), None, "a lone section has nobody to join");
+    }
+}
