@@ -257,3 +257,85 @@ mod tests {
         assert_eq!(c.pick(1, 0), None, "a lone section has nobody to join");
     }
 }
+
+/// The wake-ups of hosting, every interleaving:
+/// `RUSTFLAGS="--cfg loom" cargo test -p ohua-runtime --release --lib loom`.
+/// A waker's side is `Waker::wake`'s: its light fence, then the state and
+/// the host it reads from the flag.
+#[cfg(all(test, loom))]
+mod loom_models {
+    use crate::sync::{heavy_fence, light_fence, AtomicBool, AtomicU64, Mutex, Ordering, Parker, SleepFlag};
+    use loom::sync::Arc;
+    use loom::thread;
+
+    fn flags() -> (Arc<SleepFlag>, Arc<SleepFlag>, Vec<Parker>) {
+        let parkers = vec![Parker::new(), Parker::new()];
+        let all: std::sync::Arc<[_]> = parkers.iter().map(|p| p.unparker().clone()).collect();
+        let host = SleepFlag::hostable(parkers[0].unparker().clone(), all.clone());
+        let guest = SleepFlag::hostable(parkers[1].unparker().clone(), all);
+        (host, guest, parkers)
+    }
+
+    /// A host (section 0) that adopted section 1 sleeps for it: it
+    /// announces the sleep on the guest's flag and its own, then looks at
+    /// the guest's arc once more. A producer pushes into that arc and wakes
+    /// the guest's flag. Either the host's last look sees the item, or the
+    /// wake-up reaches the host's parker.
+    #[test]
+    fn loom_a_wake_up_of_a_hosted_section_reaches_its_sleeping_host() {
+        loom::model(|| {
+            let (host, guest, _parkers) = flags();
+            guest.hosted_by(Some(0));
+            let item = Arc::new(AtomicBool::new(false));
+            let (g, i) = (guest.clone(), item.clone());
+            let producer = thread::spawn(move || {
+                i.store(true, Ordering::Release);
+                light_fence();
+                g.sleeping_for_waker().then(|| g.host_index()).flatten()
+            });
+            guest.announce_sleep();
+            host.going_to_sleep();
+            let seen = item.load(Ordering::Acquire);
+            let woke = producer.join().unwrap();
+            assert!(seen || woke == Some(0), "the host parks and the item's wake-up missed it");
+        });
+    }
+
+    /// A section joins a host that may be going to sleep: it names the host
+    /// on its flag, adds itself under the host's lock with a new
+    /// generation, and wakes the host. The host announces its sleep, then
+    /// looks at the generation. Either it sees the join, or the joiner's
+    /// wake-up finds it asleep; and once it has seen the join, a wake-up of
+    /// the guest's flag after the host's next announcement reaches it.
+    #[test]
+    fn loom_a_section_that_joins_a_sleeping_host_is_seen_or_wakes_it() {
+        loom::model(|| {
+            let (host, guest, _parkers) = flags();
+            let guests = Arc::new(Mutex::new(Vec::new()));
+            let gen = Arc::new(AtomicU64::new(0));
+            let (h, g, list, n) = (host.clone(), guest.clone(), guests.clone(), gen.clone());
+            let joiner = thread::spawn(move || {
+                g.hosted_by(Some(0));
+                {
+                    let mut l = list.lock().unwrap();
+                    l.push(1);
+                    n.fetch_add(1, Ordering::Release);
+                }
+                light_fence();
+                h.sleeping_for_waker()
+            });
+            host.going_to_sleep();
+            let joined = gen.load(Ordering::Relaxed) != 0;
+            let woken = joiner.join().unwrap();
+            assert!(joined || woken, "the host parks without its new guest and nobody wakes it");
+            // Awake again, it adopts the guest under the lock; its next
+            // sleep covers the guest's flag, and a wake-up of that flag
+            // names the host.
+            if !guests.lock().unwrap().is_empty() {
+                guest.announce_sleep();
+                heavy_fence();
+                assert!(guest.sleeping_for_waker() && guest.host_index() == Some(0));
+            }
+        });
+    }
+}

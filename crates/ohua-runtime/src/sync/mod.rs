@@ -130,12 +130,27 @@ impl SleepFlag {
         self.state.store(SLEEPING, Ordering::SeqCst);
     }
 
-    /// Which host a wake-up of a sleeping section must unpark, besides the
-    /// section's own parker (a token there is harmless: its thread waits
-    /// for its host to let it go, and parks at most once for nothing).
-    fn host(&self) -> Option<&Unparker> {
-        let (all, at) = self.hosts.as_ref()?;
-        all.get(at.load(Ordering::Relaxed))
+    /// Which section's driver sleeps for this one: a wake-up of a sleeping
+    /// section unparks its host too, besides the section's own parker (a
+    /// token there is harmless: its thread waits for its host to let it
+    /// go, and parks at most once for nothing).
+    pub(crate) fn host_index(&self) -> Option<usize> {
+        let (_, at) = self.hosts.as_ref()?;
+        Some(at.load(Ordering::Relaxed)).filter(|&h| h != NOT_HOSTED)
+    }
+
+    /// The state a waker (after its light fence) finds. `Acquire`: a
+    /// host's announced sleep makes its [`SleepFlag::hosted_by`] visible to
+    /// [`SleepFlag::host_index`]. A plain load on x86.
+    #[inline]
+    fn state_for_waker(&self) -> u8 {
+        self.state.load(Ordering::Acquire)
+    }
+
+    /// Whether a waker finds the section asleep or about to be.
+    #[cfg(all(test, loom))]
+    pub(crate) fn sleeping_for_waker(&self) -> bool {
+        self.state_for_waker() == SLEEPING
     }
 
     /// The driver is about to wait inside a step. Only from [`AWAKE`]: a
@@ -280,9 +295,7 @@ impl Waker {
                 // visible to the section's last pass, or we see it is going
                 // to sleep.
                 light_fence();
-                // `Acquire`: a host's announcement makes its `hosted_by`
-                // visible (`flag.host()` below). A plain load on x86.
-                let state = flag.state.load(Ordering::Acquire);
+                let state = flag.state_for_waker();
                 if state == SLEEPING {
                     if let Some(q) = &flag.quiet {
                         // Exactly one waker ends the sleep and counts it.
@@ -291,8 +304,8 @@ impl Waker {
                         }
                     }
                     flag.unparker.unpark();
-                    if let Some(host) = flag.host() {
-                        host.unpark();
+                    if let (Some(h), Some((all, _))) = (flag.host_index(), &flag.hosts) {
+                        all[h].unpark();
                     }
                 } else if state == BLOCKED {
                     // The driver waits in a step: the operator this wake-up
