@@ -25,11 +25,12 @@ const CHILD: &str = "OHUA_BENCH_FIRST_RUN_CHILD";
 
 /// The shapes: name, what it is, and how a child runs it (sequential,
 /// first and later runs, in seconds).
-const SHAPES: [(&str, &str); 6] = [
+const SHAPES: [(&str, &str); 7] = [
     ("balanced", "2 stateless stages of 10 µs, 20,000 items"),
     ("map", "collecting map over a 20 µs stateless call, 20,000 items"),
     ("fold", "a 20 µs stateless call into an order-sensitive state"),
     ("dnr", "two heavy stateful stages (not replicable)"),
+    ("skewed", "two stateful stages of 10 µs, then two of 1 µs"),
     ("tiny", "three 200 ns stateless calls into a state, 1,000,000 items"),
     ("keyed", "a 20 µs call on a keyed state of 64 flows, 20,000 items"),
 ];
@@ -67,6 +68,7 @@ fn child(shape: &str) {
         "map" => measure(&|| replicate::heavy_map(items.clone())),
         "fold" => measure(&|| replicate::heavy_fold(items.clone())),
         "dnr" => measure(&|| replicate::dnr(items.clone())),
+        "skewed" => measure(&|| replicate::skewed(items.clone())),
         "keyed" => measure(&|| crate::keyed_flows::keyed_flows(items.clone())),
         "tiny" => {
             replicate::TINY.store(rounds_for(Duration::from_nanos(200)), Ordering::Relaxed);

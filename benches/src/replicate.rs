@@ -118,6 +118,41 @@ fn sequential_dnr(xs: Vec<u64>) -> (u64, u64) {
     acc.get()
 }
 
+/// A stateful stage a tenth as heavy as [`Stateful`].
+pub struct Light {
+    h: u64,
+}
+
+impl Light {
+    fn new(seed: u64) -> Self {
+        Light { h: seed }
+    }
+    fn step(&mut self, x: u64) -> u64 {
+        self.h = mix(self.h ^ x, HEAVY.load(Ordering::Relaxed) / 20);
+        self.h
+    }
+}
+
+/// Two heavy stateful stages, then two light ones: counted by operators,
+/// the first run's cut puts both heavy stages in one section (issue 23:
+/// re-cutting while running, `crates/ohua-runtime/src/exec/hosting.rs`).
+#[algorithm]
+pub(crate) fn skewed(xs: Vec<u64>) -> (u64, u64) {
+    let mut a = Stateful::new(1);
+    let mut b = Stateful::new(2);
+    let mut c = Light::new(3);
+    let mut d = Light::new(4);
+    let mut acc = Fold::new();
+    for x in xs {
+        let y = a.step(x);
+        let z = b.step(y);
+        let u = c.step(z);
+        let v = d.step(u);
+        acc.add(v);
+    }
+    acc.get()
+}
+
 #[algorithm]
 pub(crate) fn tiny_fold(xs: Vec<u64>) -> (u64, u64) {
     let mut acc = Fold::new();

@@ -67,6 +67,36 @@ pub struct CallTiming {
     pub delivered: std::time::Instant,
 }
 
+/// A run regrouped its sections onto its threads while it went on (a
+/// first run cut finer than its threads: `deploy::Recut::Measured`).
+///
+/// # Example
+///
+/// ```
+/// use ohua_runtime::report::RecutDecision;
+/// use std::time::Duration;
+/// let d = RecutDecision {
+///     at: Duration::from_millis(2),
+///     hosts: vec![0, 1, 1, 1],
+///     busiest_before: Duration::from_millis(4),
+///     busiest_after: Duration::from_micros(2_400),
+/// };
+/// assert!(d.busiest_after < d.busiest_before);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecutDecision {
+    /// When, after the run's start.
+    pub at: Duration,
+    /// The host of each section from then on (the section whose thread
+    /// steps it; its own index: its own thread).
+    pub hosts: Vec<usize>,
+    /// The busiest thread's busy time in the window measured, under the
+    /// groups before the decision.
+    pub busiest_before: Duration,
+    /// The same under the new groups (the measured loads regrouped).
+    pub busiest_after: Duration,
+}
+
 /// How one section spent its time waiting.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct SectionStats {

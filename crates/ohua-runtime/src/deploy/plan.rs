@@ -2,6 +2,7 @@
 
 use rand::{Rng, SeedableRng};
 
+use super::recut::{self, Recut};
 use super::{auto, learned, stages, unmatched, Deployment, Replication, Scaling, SectionRule, SectionStrategy};
 use crate::graph::GraphInfo;
 use crate::keyed::{Groups, KEY_GROUPS};
@@ -71,10 +72,10 @@ pub struct Plan {
     pub scaling: Scaling,
     /// Whether the run re-cuts its sections while it goes on (one
     /// section's thread steps another's operators for a while, then lets
-    /// them go): `Some(seed)` for random sections, the tests' chaos, which
-    /// re-cuts at drawn moments. Runs that fetch from data sources never
-    /// re-cut.
-    pub recut: Option<u64>,
+    /// them go): random sections at drawn moments (the tests' chaos), and
+    /// an `auto` first run with nothing to replicate by measured cost.
+    /// Runs that fetch from data sources never re-cut.
+    pub recut: Option<Recut>,
 }
 
 /// When a node's elastic replicas open ([`Plan::elastic`]).
@@ -178,7 +179,20 @@ pub fn plan(graph: &GraphInfo, d: &Deployment) -> Plan {
         other => by_strategy(graph, other),
     };
     unmatched::planned(graph.algorithm, own, &d.sections);
-    let (raw, replicas, placement) = replicate(graph, d, raw, automatic, first, measured);
+    let (mut raw, replicas, placement) = replicate(graph, d, raw, automatic, first, measured);
+    let fetches = graph.nodes.iter().any(|n| n.kind == crate::graph::OpKind::Await);
+    let mut recut = match strategy {
+        SectionStrategy::Random { seed, .. } if !fetches => Some(Recut::Chaos(seed ^ 0x5EC7_10C5)),
+        _ => None,
+    };
+    // A first run with nothing to replicate is cut finer than its threads
+    // and regroups by measured cost while it runs (`recut.rs`).
+    if automatic && first && !fetches && replicas.iter().all(|&r| r == 1) {
+        if let Some((fine, r)) = recut::fine_cut(graph, d.workers) {
+            raw = fine;
+            recut = Some(r);
+        }
+    }
     let elastic = elastic(graph, d, &replicas, automatic && first);
     let n = graph.nodes.len();
     let (section_of, sections, replica_sections) = if placement.iter().all(Vec::is_empty) {
@@ -211,10 +225,7 @@ pub fn plan(graph: &GraphInfo, d: &Deployment) -> Plan {
         groups,
         elastic,
         scaling: d.scaling.clone(),
-        recut: match strategy {
-            SectionStrategy::Random { seed, .. } => Some(seed ^ 0x5EC7_10C5),
-            _ => None,
-        },
+        recut,
     }
 }
 

@@ -27,15 +27,26 @@
 //! its own operators are done, when a guest's are, and before it retires,
 //! so no guest waits for a host that has gone. Runs that fetch from data
 //! sources do not re-cut (their sections' running count, `sync/quiet.rs`,
-//! is per driver). For now the moments are drawn (Random deployments, the
+//! is per driver), nor do runs once they stream from a source that waits
+//! (a loop entry's hold rule is decided by the sections it was built in). For now the moments are drawn (Random deployments, the
 //! tests' chaos); a policy that re-cuts by measured cost is issue 23's
 //! next step.
 
 use std::sync::MutexGuard;
 
+use super::recut::{Regroup, PUBLISH_EVERY};
 use super::section::{Ctl, Section};
 use super::shared::RunShared;
+use super::timing::StepClock;
 use crate::sync::Ordering;
+
+/// How a run re-cuts its sections while it goes on.
+pub(crate) enum Recutting {
+    /// At drawn moments (Random deployments, the tests' chaos): the seed.
+    Chaos(u64),
+    /// By measured cost (a first run cut finer than its threads).
+    Measured(std::sync::Arc<Regroup>),
+}
 
 /// A driver's view of the sections it hosts.
 pub(super) struct Hosted {
@@ -47,14 +58,28 @@ pub(super) struct Hosted {
     recuts: bool,
     /// The drawn moments of a Random deployment.
     chaos: Option<Chaos>,
+    /// Loops of this driver.
+    loops: u64,
+    /// The loop before which a refused join is not tried again.
+    retry_at: u64,
+    /// When (raw clock ticks) a measured re-cut publishes busy time next.
+    publish_at: u64,
 }
+
+/// Loops after a refused join before the next try: a host that is hosted
+/// itself is let go by its host's next loop.
+const RETRY_AFTER: u64 = 32;
 
 impl Hosted {
     /// The view of a driver of `section` that starts now (a rescue's new
     /// driver inherits the guests, so the copy is read first).
     pub(super) fn new(section: &Section<'_>) -> Self {
-        let chaos = section.recut.map(|seed| Chaos::new(seed, section.index));
-        Hosted { guests: Vec::new(), gen: u64::MAX, recuts: chaos.is_some(), chaos }
+        let chaos = match section.recut {
+            Some(Recutting::Chaos(seed)) => Some(Chaos::new(seed, section.index)),
+            _ => None,
+        };
+        let recuts = section.recut.is_some();
+        Hosted { guests: Vec::new(), gen: u64::MAX, recuts, chaos, loops: 0, retry_at: 0, publish_at: 0 }
     }
 
     /// Whether the run re-cuts its sections.
@@ -98,19 +123,33 @@ impl<'a> Section<'a> {
             let ctl = self.ctl.lock().unwrap_or_else(|e| e.into_inner());
             hosted.read(self, &ctl);
         }
+        let measured = match &self.recut {
+            Some(Recutting::Measured(r)) => Some(&**r),
+            _ => None,
+        };
         if !hosted.guests.is_empty() {
-            let done = self.live.load(Ordering::Relaxed) == 0;
+            // A loop over a channel or socket keeps its cut: whether its
+            // entry honours the carry's hold was decided by the sections
+            // it was built in (`Builder::hold_matters`), and a host that
+            // steps the entry beside the loop's cycle would let a backlog
+            // stand (`exec/README.md`, "Streaming sources").
+            let done = self.live.load(Ordering::Relaxed) == 0 || shared.streaming();
             let mut i = 0;
             while i < hosted.guests.len() {
-                let guest = &peers[hosted.guests[i]];
-                if (done || guest.live.load(Ordering::Relaxed) == 0) && self.let_go_of(guest, hosted) {
+                let g = hosted.guests[i];
+                let elsewhere = measured.is_some_and(|r| r.host_of(g) != self.index);
+                let guest = &peers[g];
+                if (done || elsewhere || guest.live.load(Ordering::Relaxed) == 0) && self.let_go_of(guest, hosted) {
                     continue; // the copy was read again
                 }
                 i += 1;
             }
         }
+        if let Some(r) = measured {
+            return self.follow(r, peers, hosted, shared);
+        }
         let Some(chaos) = hosted.chaos.as_mut() else { return };
-        if !chaos.due() {
+        if !chaos.due() || shared.streaming() {
             return;
         }
         if !hosted.guests.is_empty() {
@@ -120,6 +159,48 @@ impl<'a> Section<'a> {
                 self.join(&peers[host], shared);
             }
         }
+    }
+
+    /// A measured re-cut, at the top of the driver's loop: publish the
+    /// busy time of the sections we step, decide when a window is over,
+    /// and join the host wanted for this section.
+    fn follow(&self, r: &Regroup, peers: &[Section<'a>], hosted: &mut Hosted, shared: &RunShared) {
+        hosted.loops += 1;
+        let clock = StepClock::get();
+        let now = clock.now();
+        if now >= hosted.publish_at {
+            hosted.publish_at = now + clock.ticks_of_nanos(PUBLISH_EVERY.as_nanos() as u64);
+            for part in std::iter::once(self).chain(hosted.guests.iter().map(|&g| &peers[g])) {
+                r.publish(part.index, part.busy(clock));
+            }
+            if r.due() && r.decide() {
+                // Parked drivers must see what is wanted of them.
+                for p in peers {
+                    p.waker.wake();
+                }
+            }
+        }
+        let host = r.host_of(self.index);
+        if host == self.index || !hosted.guests.is_empty() || hosted.loops < hosted.retry_at || shared.streaming() {
+            return;
+        }
+        match self.join(&peers[host], shared) {
+            Joined::Yes => {}
+            Joined::HostGone => r.drive_yourself(self.index),
+            Joined::NotNow => hosted.retry_at = hosted.loops + RETRY_AFTER,
+        }
+    }
+
+    /// The busy time of this section's tasks so far, as measured (tasks
+    /// pinned to a stuck thread left out: their counters are that thread's).
+    fn busy(&self, clock: &StepClock) -> std::time::Duration {
+        let mut sum = std::time::Duration::ZERO;
+        for slot in self.tasks.iter().filter(|s| !s.pinned.load(Ordering::Acquire)) {
+            // SAFETY: unpinned tasks belong to the driver stepping this
+            // section, and the caller is it, between steps.
+            sum += unsafe { &*slot.task.get() }.counters.busy(clock);
+        }
+        sum
     }
 
     /// Let every guest go whose tasks are not pinned to a stuck thread;
@@ -153,17 +234,20 @@ impl<'a> Section<'a> {
     /// Let `host`'s driver step this section's tasks, and wait until it
     /// lets them go; nothing happens if either section cannot take part
     /// now (see the module's docs).
-    fn join(&self, host: &Section<'a>, shared: &RunShared) {
+    fn join(&self, host: &Section<'a>, shared: &RunShared) -> Joined {
         if host.index == self.index || shared.aborted() {
-            return;
+            return Joined::NotNow;
         }
         {
             let (mut mine, mut theirs) = lock_pair(self, host);
             if mine.threads != 1 || mine.pinned != 0 || !mine.guests.is_empty() || mine.host.is_some() {
-                return;
+                return Joined::NotNow;
             }
-            if !theirs.driving || theirs.host.is_some() {
-                return;
+            if !theirs.driving {
+                return Joined::HostGone;
+            }
+            if theirs.host.is_some() {
+                return Joined::NotNow;
             }
             // SAFETY: we drive this section and are between steps; the
             // host gets `own` with the tasks, under the locks.
@@ -181,7 +265,18 @@ impl<'a> Section<'a> {
         while ctl.host.is_some() {
             ctl = self.let_go.wait(ctl).unwrap_or_else(|e| e.into_inner());
         }
+        Joined::Yes
     }
+}
+
+/// What came of an attempt to join a host.
+enum Joined {
+    /// Hosted, and let go again.
+    Yes,
+    /// Not now: a task of ours is stuck, we host, or the host is hosted.
+    NotNow,
+    /// The host has retired.
+    HostGone,
 }
 
 /// Lock two sections' `Ctl`s in the order of their indices (a joiner and

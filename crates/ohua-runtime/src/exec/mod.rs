@@ -20,6 +20,7 @@ mod hosting;
 mod monitor;
 mod observe;
 mod parts;
+mod recut;
 mod rescue;
 mod run;
 mod section;

@@ -106,6 +106,7 @@ pub(crate) fn make_report(
         io: Vec::new(),
         io_sites: Vec::new(),
         markers: Vec::new(),
+        recuts: Vec::new(),
     }
 }
 

@@ -3,13 +3,15 @@
 use std::time::Instant;
 
 use super::builder::{Extra, Role};
+use super::hosting::Recutting;
 use super::observe::{self, make_report, publish};
+use super::recut::Regroup;
 use super::section::Section;
 use super::shared::{Failure, RunShared};
 use super::threads::run_sections;
 use super::{Builder, ResultSlot};
 use crate::context;
-use crate::deploy::{self, Deployment, Plan};
+use crate::deploy::{self, Deployment, Plan, Recut};
 use crate::graph::GraphInfo;
 use crate::io::run::IoRun;
 use crate::node::marks::Attach;
@@ -129,7 +131,11 @@ impl<'a> Prepared<'a> {
             attach(graph, control, &mut built.nodes, &mut built.extras);
         }
         let (plan, fused_into, elastic, link_times) = (built.plan, built.fused_into, built.elastic, built.link_times);
-        let sections = assign(graph, &plan, parkers, flags, built.nodes, built.extras);
+        let regroup = match &plan.recut {
+            Some(Recut::Measured { threads, start }) => Some(std::sync::Arc::new(Regroup::new(*threads, start))),
+            _ => None,
+        };
+        let sections = assign(graph, &plan, &regroup, parkers, flags, built.nodes, built.extras);
 
         let shared = RunShared::new(wakers, io.clone());
         let start = Instant::now();
@@ -150,6 +156,7 @@ impl<'a> Prepared<'a> {
         let fused = deploy::learned::Fused { into: &fused_into, sampled: &links };
         let mut report = make_report(graph, plan, start.elapsed(), counters, fused, stats, &elastic);
         report.panicked = shared.panicked_operator();
+        report.recuts = regroup.map(|r| r.decisions()).unwrap_or_default();
         if let Some(control) = &control {
             report.markers = control.reports();
         }
@@ -219,6 +226,7 @@ fn no_result(graph: &GraphInfo) -> ! {
 fn assign<'a>(
     graph: &GraphInfo,
     plan: &Plan,
+    regroup: &Option<std::sync::Arc<Regroup>>,
     parkers: Vec<Parker>,
     flags: Vec<Arc<SleepFlag>>,
     mut nodes: Vec<Option<Box<dyn Node + 'a>>>,
@@ -226,10 +234,14 @@ fn assign<'a>(
 ) -> Vec<Section<'a>> {
     let mut sections: Vec<Section<'a>> =
         parkers.into_iter().zip(flags).enumerate().map(|(k, (p, f))| Section::new(k, p, f, plan.batch_size)).collect();
-    // Only where the flags forward wake-ups: runs that fetch never re-cut.
-    if let (Some(seed), false) = (plan.recut, graph.nodes.iter().any(|n| n.kind == crate::graph::OpKind::Await)) {
+    // The plan asks for it only where the flags forward wake-ups (never
+    // in a run that fetches).
+    if let Some(recut) = &plan.recut {
         for s in &mut sections {
-            s.recut_randomly(seed);
+            s.set_recut(match recut {
+                Recut::Chaos(seed) => Recutting::Chaos(*seed),
+                Recut::Measured { .. } => Recutting::Measured(regroup.clone().expect("made for a measured re-cut")),
+            });
         }
     }
     let order = graph.topological_order();

@@ -12,7 +12,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::{Duration, Instant};
 
 pub(crate) use super::builder::Role;
-use super::hosting::Hosted;
+use super::hosting::{Hosted, Recutting};
 use super::rescue::{still_driver, tag, Beat};
 use super::shared::{Failure, RunShared};
 pub(crate) use super::timing::Counters;
@@ -95,8 +95,8 @@ pub(crate) struct Section<'a> {
     pub(super) guests_gen: AtomicU64,
     /// A hosted section's own thread waits here until its host lets it go.
     pub(super) let_go: ProcessCondvar,
-    /// Random deployments re-cut their sections at drawn moments: the seed.
-    pub(super) recut: Option<u64>,
+    /// Whether and how the run re-cuts its sections (`hosting.rs`).
+    pub(super) recut: Option<Recutting>,
 }
 
 // SAFETY: the cells are handed between threads by the rescue protocol:
@@ -159,10 +159,10 @@ impl<'a> Section<'a> {
         }
     }
 
-    /// Re-cut at drawn moments while running (Random deployments,
-    /// `hosting.rs`); the run's flags must be [`SleepFlag::hostable`].
-    pub(crate) fn recut_randomly(&mut self, seed: u64) {
-        self.recut = Some(seed);
+    /// Re-cut while running (`hosting.rs`); the run's flags must be
+    /// [`SleepFlag::hostable`].
+    pub(crate) fn set_recut(&mut self, recut: Recutting) {
+        self.recut = Some(recut);
     }
 
     /// Append the operator of node `id` in `role`; operators run in the

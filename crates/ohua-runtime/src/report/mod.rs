@@ -14,7 +14,8 @@ mod table;
 use std::time::Duration;
 
 pub use crate::stats::{
-    CallTiming, ElasticStats, IoSite, IoStats, NodeStats, ReplicaStats, ScalingDecision, SectionStats, MAX_DECISIONS,
+    CallTiming, ElasticStats, IoSite, IoStats, NodeStats, RecutDecision, ReplicaStats, ScalingDecision, SectionStats,
+    MAX_DECISIONS,
 };
 pub use dot::to_dot;
 
@@ -64,6 +65,7 @@ pub fn fences_are_asymmetric() -> bool {
 ///     io: vec![],
 ///     io_sites: vec![],
 ///     markers: vec![],
+///     recuts: vec![],
 ///     algorithm: "demo",
 ///     sections: 1,
 ///     wall: Duration::from_millis(10),
@@ -107,6 +109,10 @@ pub struct RunReport {
     /// every operator during the run, in request order; empty for runs
     /// that are not services.
     pub markers: Vec<crate::update::MarkReport>,
+    /// How the run regrouped its sections onto its threads while it went
+    /// on, in order (a first run cut finer than its threads); empty if it
+    /// kept its groups.
+    pub recuts: Vec<RecutDecision>,
 }
 
 impl RunReport {

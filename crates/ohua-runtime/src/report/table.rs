@@ -37,6 +37,16 @@ impl fmt::Display for RunReport {
             }
             writeln!(f)?;
         }
+        for r in &self.recuts {
+            writeln!(
+                f,
+                "re-cut at {:.1} ms: each section's host {:?}; the busiest thread's window {:.2} ms -> {:.2} ms",
+                r.at.as_secs_f64() * 1e3,
+                r.hosts,
+                r.busiest_before.as_secs_f64() * 1e3,
+                r.busiest_after.as_secs_f64() * 1e3
+            )?;
+        }
         let mut rows: Vec<_> = self.nodes.iter().collect();
         // Busiest first; ties by name so the table is deterministic.
         rows.sort_by(|a, b| b.busy.cmp(&a.busy).then(a.name.cmp(b.name)));
@@ -162,6 +172,7 @@ mod tests {
         let r = RunReport {
             graph: &G,
             section_stats: vec![],
+            recuts: vec![],
             panicked: None,
             io: vec![],
             io_sites: vec![],
@@ -189,6 +200,7 @@ mod tests {
         RunReport {
             graph: &G,
             section_stats: vec![],
+            recuts: vec![],
             panicked: None,
             io: vec![],
             io_sites: vec![],

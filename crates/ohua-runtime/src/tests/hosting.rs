@@ -91,3 +91,76 @@ fn a_step_that_sleeps_in_a_hosted_section_is_rescued_with_the_hosts_other_operat
     assert!(hosted > 0, "no section was ever hosted: the re-cut did not happen");
     assert!(elsewhere > 0, "no stuck step of a hosted stage was rescued ({rescues} rescues in all)");
 }
+
+/// A first run of two heavy stages and two light ones (calls in a loop,
+/// planned by `auto` with nothing measured): cut finer than its threads,
+/// it starts with both heavy stages on one thread (the operator count's
+/// groups) and regroups them onto a thread each once their busy time is
+/// measured (`exec/recut.rs`).
+#[test]
+fn a_first_run_regroups_its_sections_by_their_measured_busy_time() {
+    use super::common::nodes::{Count, Map, Sink};
+    use crate::exec::execute;
+    use crate::graph::{ArcInfo, GraphInfo, NodeInfo, OpKind};
+    use crate::port::{In, Out};
+
+    const fn stage(name: &'static str) -> NodeInfo {
+        NodeInfo { name, kind: OpKind::Call, depth: 1, label: name, replicable: false }
+    }
+    const fn arc(from: u32, to: u32) -> ArcInfo {
+        ArcInfo { from, from_port: 0, to, to_port: 0, feedback: false }
+    }
+    static SKEWED: GraphInfo = GraphInfo {
+        algorithm: "skewed",
+        nodes: &[
+            NodeInfo { name: "skewed/xs#0", kind: OpKind::Source, depth: 0, label: "xs", replicable: false },
+            stage("skewed/heavy#1"),
+            stage("skewed/heavy#2"),
+            stage("skewed/light#3"),
+            stage("skewed/light#4"),
+            NodeInfo { name: "skewed/result", kind: OpKind::Sink, depth: 0, label: "result", replicable: false },
+        ],
+        arcs: &[arc(0, 1), arc(1, 2), arc(2, 3), arc(3, 4), arc(4, 5)],
+    };
+    fn heavy(x: u64) -> u64 {
+        let start = std::time::Instant::now();
+        while start.elapsed() < std::time::Duration::from_micros(20) {
+            std::hint::spin_loop();
+        }
+        x + 1
+    }
+
+    let _graphs = super::runs_graphs();
+    let d = Deployment::default().workers(2).sections(SectionStrategy::Auto);
+    let (out, reports) = watchdog(120, move || {
+        profile(|| {
+            with_deployment(d, || {
+                execute(&SKEWED, |b| {
+                    let (t0, r0) = b.arc(0);
+                    let (t1, r1) = b.arc(1);
+                    let (t2, r2) = b.arc(2);
+                    let (t3, r3) = b.arc(3);
+                    let (t4, r4) = b.arc(4);
+                    b.node(0, Count::new(Out::new(vec![t0]), 4_000));
+                    b.node(1, Map::new(In::new(r0), Out::new(vec![t1]), heavy));
+                    b.node(2, Map::new(In::new(r1), Out::new(vec![t2]), heavy));
+                    b.node(3, Map::new(In::new(r2), Out::new(vec![t3]), |x| x * 2));
+                    b.node(4, Map::new(In::new(r3), Out::new(vec![t4]), |x| x + 3));
+                    let slot = b.result_slot();
+                    b.node(5, Sink::new(In::new(r4), slot.clone()));
+                    slot
+                })
+            })
+        })
+    });
+    assert_eq!(out, (0..4_000).map(|x| (x + 2) * 2 + 3).collect::<Vec<_>>());
+    let r = &reports[0];
+    let Some(crate::deploy::Recut::Measured { threads: 2, start }) = &r.plan.recut else {
+        panic!("a first run with nothing to replicate re-cuts by measured cost: {:?}", r.plan.recut)
+    };
+    let (h1, h2) = (r.plan.section_of[1], r.plan.section_of[2]);
+    assert_eq!(start[h1], start[h2], "the count's groups put both heavy stages on one thread: {start:?}");
+    let last = r.recuts.last().unwrap_or_else(|| panic!("no re-cut:\n{r}"));
+    assert_ne!(last.hosts[h1], last.hosts[h2], "the heavy stages still share a thread:\n{r}");
+    assert!(last.busiest_after < last.busiest_before);
+}

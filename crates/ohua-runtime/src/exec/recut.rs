@@ -1,0 +1,178 @@
+//! The live re-cut by measured cost: a first run cut finer than its
+//! threads (`deploy/recut.rs`) regroups its sections while it goes on.
+//!
+//! Every driver publishes the busy time of the sections it steps (its own
+//! and its guests') every [`PUBLISH_EVERY`] loops. The first driver that
+//! finds the window over decides for all: it regroups the sections'
+//! busy time since the last decision into contiguous groups, one per
+//! thread (`deploy::recut::contiguous_groups`), and adopts them if the
+//! busiest thread's time drops by a tenth ([`GAIN`]). A group's first
+//! section hosts the others (`hosting.rs`): drivers read the wanted host
+//! of their section and of their guests at the top of their loops, let
+//! go of guests wanted elsewhere and join the host wanted for them. The
+//! windows double from [`FIRST_WINDOW`] to [`LAST_WINDOW`], so a run
+//! settles within milliseconds and looks again less and less often.
+
+use std::time::{Duration, Instant};
+
+use crate::deploy::recut::{bottleneck, contiguous_groups};
+use crate::report::RecutDecision;
+use crate::sync::process::Mutex;
+use crate::sync::{AtomicU64, AtomicUsize, Ordering};
+
+/// How often a driver publishes its sections' busy time (a pass over
+/// their tasks to add it up; the clock is read once per loop).
+pub(super) const PUBLISH_EVERY: Duration = Duration::from_micros(250);
+
+/// The measured prefix before the first decision.
+const FIRST_WINDOW: Duration = Duration::from_millis(2);
+
+/// The longest window between two decisions.
+const LAST_WINDOW: Duration = Duration::from_millis(64);
+
+/// Work a window must have measured (all sections together) to decide:
+/// less says little about the loads.
+const MIN_WORK: Duration = Duration::from_micros(500);
+
+/// Regroup only if the busiest thread's time becomes this fraction of
+/// what it was or less.
+const GAIN: f64 = 0.9;
+
+/// The run's wanted groups and what its drivers measured.
+pub(crate) struct Regroup {
+    threads: usize,
+    /// The wanted host of each section (its own index: its own thread).
+    want: Vec<AtomicUsize>,
+    /// Each section's busy nanoseconds so far, as last published.
+    busy: Vec<AtomicU64>,
+    /// When the next decision is due, in ns after `start`.
+    next_at: AtomicU64,
+    start: Instant,
+    decider: Mutex<Decider>,
+}
+
+struct Decider {
+    /// `busy` at the last decision.
+    last: Vec<u64>,
+    window: Duration,
+    decisions: Vec<RecutDecision>,
+}
+
+impl Regroup {
+    /// `start[k]`: the host section `k` starts with; `threads` groups at most.
+    pub(crate) fn new(threads: usize, start: &[usize]) -> Self {
+        let n = start.len();
+        Regroup {
+            threads,
+            want: start.iter().map(|&h| AtomicUsize::new(h)).collect(),
+            busy: (0..n).map(|_| AtomicU64::new(0)).collect(),
+            next_at: AtomicU64::new(FIRST_WINDOW.as_nanos() as u64),
+            start: Instant::now(),
+            decider: Mutex::new(Decider { last: vec![0; n], window: FIRST_WINDOW, decisions: Vec::new() }),
+        }
+    }
+
+    /// The host wanted for section `k` now.
+    #[inline]
+    pub(super) fn host_of(&self, k: usize) -> usize {
+        self.want[k].load(Ordering::Relaxed)
+    }
+
+    /// Section `k` drives itself from now on (its host has retired).
+    pub(super) fn drive_yourself(&self, k: usize) {
+        self.want[k].store(k, Ordering::Relaxed);
+    }
+
+    /// Section `k` has been busy `busy` so far.
+    pub(super) fn publish(&self, k: usize, busy: Duration) {
+        self.busy[k].store(busy.as_nanos() as u64, Ordering::Relaxed);
+    }
+
+    /// Whether a decision is due.
+    pub(super) fn due(&self) -> bool {
+        self.start.elapsed().as_nanos() as u64 >= self.next_at.load(Ordering::Relaxed)
+    }
+
+    /// Decide if nobody else is; whether the wanted groups changed (the
+    /// caller wakes the sections, so parked drivers see them).
+    pub(super) fn decide(&self) -> bool {
+        let Ok(mut d) = self.decider.try_lock() else { return false };
+        let now = self.start.elapsed();
+        if (now.as_nanos() as u64) < self.next_at.load(Ordering::Relaxed) {
+            return false;
+        }
+        let busy: Vec<u64> = self.busy.iter().map(|b| b.load(Ordering::Relaxed)).collect();
+        let loads: Vec<f64> = busy.iter().zip(&d.last).map(|(b, l)| b.saturating_sub(*l) as f64).collect();
+        if loads.iter().sum::<f64>() < MIN_WORK.as_nanos() as f64 {
+            self.next_at.store((now + d.window).as_nanos() as u64, Ordering::Relaxed);
+            return false;
+        }
+        d.last = busy;
+        d.window = (d.window * 2).min(LAST_WINDOW);
+        self.next_at.store((now + d.window).as_nanos() as u64, Ordering::Relaxed);
+        let hosts: Vec<usize> = (0..self.want.len()).map(|k| self.host_of(k)).collect();
+        let new = contiguous_groups(&loads, self.threads);
+        let (before, after) = (bottleneck(&loads, &hosts), bottleneck(&loads, &new));
+        if new == hosts || after > before * GAIN {
+            return false;
+        }
+        for (w, &h) in self.want.iter().zip(&new) {
+            w.store(h, Ordering::Relaxed);
+        }
+        let ns = |x: f64| Duration::from_nanos(x as u64);
+        tracing::info!(
+            target: "ohua::recut",
+            at_ms = now.as_secs_f64() * 1e3,
+            hosts = ?new,
+            busiest_before_ms = before / 1e6,
+            busiest_after_ms = after / 1e6,
+            "sections regrouped by their measured busy time"
+        );
+        d.decisions.push(RecutDecision { at: now, hosts: new, busiest_before: ns(before), busiest_after: ns(after) });
+        true
+    }
+
+    /// The decisions taken, for the run report.
+    pub(crate) fn decisions(&self) -> Vec<RecutDecision> {
+        self.decider.lock().unwrap_or_else(|e| e.into_inner()).decisions.clone()
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_window_with_two_heavy_sections_on_one_thread_gives_each_its_own() {
+        let r = Regroup::new(2, &[0, 0, 2, 2]);
+        for (k, ms) in [10, 10, 1, 1].into_iter().enumerate() {
+            r.publish(k, Duration::from_millis(ms));
+        }
+        std::thread::sleep(FIRST_WINDOW);
+        assert!(r.decide(), "the busiest thread goes from 20 to 12 ms");
+        assert_eq!((0..4).map(|k| r.host_of(k)).collect::<Vec<_>>(), vec![0, 1, 1, 1]);
+        let d = r.decisions();
+        assert_eq!(
+            (d.len(), d[0].busiest_before, d[0].busiest_after),
+            (1, Duration::from_millis(20), Duration::from_millis(12))
+        );
+    }
+
+    #[test]
+    fn no_decision_before_the_window_nor_without_enough_work_nor_for_a_small_gain() {
+        let r = Regroup::new(2, &[0, 0, 2, 2]);
+        r.publish(0, Duration::from_millis(10));
+        assert!(!r.decide(), "before the first window");
+        let r = Regroup::new(2, &[0, 0, 2, 2]);
+        r.publish(0, Duration::from_micros(100));
+        std::thread::sleep(FIRST_WINDOW);
+        assert!(!r.decide(), "0.1 ms of work says little");
+        let r = Regroup::new(2, &[0, 0, 2, 2]);
+        for (k, ms) in [10, 9, 10, 9].into_iter().enumerate() {
+            r.publish(k, Duration::from_millis(ms));
+        }
+        std::thread::sleep(FIRST_WINDOW);
+        assert!(!r.decide(), "already balanced");
+        assert!(r.decisions().is_empty());
+    }
+}
