@@ -73,13 +73,23 @@ fn auto_cuts_after_the_expensive_stage_once_it_has_measured_it() {
     let xs: Vec<u64> = (0..300).collect();
     let expected: Vec<u64> = xs.iter().map(|&x| medium(medium(medium(medium(medium(heavy(x))))))).collect();
 
-    // First run of this graph in this process (no other test uses it):
-    // cut by count, so `heavy` shares its section with some `medium` calls.
-    let (out, heavy_section, medium_sections) = sections_of_one_run(xs.clone());
+    // First run of this graph in this process (no other test uses it): cut
+    // finer than its two threads, and its sections start grouped by the
+    // operator count, so `heavy`'s thread also steps some `medium` calls
+    // until the run has measured them and regroups (issue 23,
+    // `crates/ohua-runtime/src/deploy/recut.rs`).
+    let (out, reports) = ohua::profile(|| ohua::with_deployment(two_workers_auto(), || heavy_then_medium(xs.clone())));
     assert_eq!(out, expected);
+    let r = reports.last().expect("one run");
+    let Some(ohua::deploy::Recut::Measured { threads: 2, start }) = &r.plan.recut else {
+        panic!("the first run re-cuts by measured cost: {:?}", r.plan.recut)
+    };
+    let thread_of =
+        |name: &str| r.nodes.iter().filter(|n| n.name.contains(name)).map(|n| start[n.section]).collect::<Vec<_>>();
+    let (heavy_thread, medium_threads) = (thread_of("/heavy#")[0], thread_of("/medium#"));
     assert!(
-        medium_sections.contains(&heavy_section),
-        "count-based cut: heavy {heavy_section}, medium {medium_sections:?}"
+        medium_threads.contains(&heavy_thread),
+        "count-based groups: heavy on {heavy_thread}, medium on {medium_threads:?}"
     );
 
     // The first run measured `heavy` fused with the `medium` calls of its
