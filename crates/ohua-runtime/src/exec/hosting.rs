@@ -28,9 +28,10 @@
 //! so no guest waits for a host that has gone. Runs that fetch from data
 //! sources do not re-cut (their sections' running count, `sync/quiet.rs`,
 //! is per driver), nor do runs once they stream from a source that waits
-//! (a loop entry's hold rule is decided by the sections it was built in). For now the moments are drawn (Random deployments, the
-//! tests' chaos); a policy that re-cuts by measured cost is issue 23's
-//! next step.
+//! (a loop entry's hold rule is decided by the sections it was built in).
+//! What moves when: an `auto` first run regroups by measured busy time
+//! (`recut.rs`); Random deployments join and let go at drawn moments (the
+//! tests' chaos, [`Chaos`]).
 
 use std::sync::MutexGuard;
 
