@@ -181,16 +181,18 @@ pub fn plan(graph: &GraphInfo, d: &Deployment) -> Plan {
     unmatched::planned(graph.algorithm, own, &d.sections);
     let (mut raw, replicas, placement) = replicate(graph, d, raw, automatic, first, measured);
     let fetches = graph.nodes.iter().any(|n| n.kind == crate::graph::OpKind::Await);
-    let mut recut = match strategy {
-        SectionStrategy::Random { seed, .. } if !fetches => Some(Recut::Chaos(seed ^ 0x5EC7_10C5)),
+    let mut chaos = match strategy {
+        SectionStrategy::Random { seed, .. } if !fetches => Some(*seed),
         _ => None,
     };
+    let mut recut = None;
     // A first run with nothing to replicate is cut finer than its threads
     // and regroups by measured cost while it runs (`recut.rs`).
     if automatic && first && !fetches && replicas.iter().all(|&r| r == 1) {
         if let Some((fine, r)) = recut::fine_cut(graph, d.workers) {
             raw = fine;
             recut = Some(r);
+            chaos = None;
         }
     }
     let elastic = elastic(graph, d, &replicas, automatic && first);
@@ -206,6 +208,9 @@ pub fn plan(graph: &GraphInfo, d: &Deployment) -> Plan {
         let replica_sections = placement.iter().map(|p| rest.by_ref().take(p.len()).collect()).collect();
         (all[..n].to_vec(), sections, replica_sections)
     };
+    if let Some(seed) = chaos {
+        recut = Some(recut::chaos(seed, sections));
+    }
     let batch_size = d.batch_size.max(1);
     let groups = (0..n)
         .map(|id| match replicas[id] {

@@ -39,6 +39,27 @@ pub enum Recut {
         /// The host of each section at the start.
         start: Vec<usize>,
     },
+    /// Random sections (the tests' chaos), half of the seeds: the measured
+    /// regrouping of [`Recut::Measured`] without its minimum window, work
+    /// and gain, so its decisions come early and often, from noise.
+    Eager {
+        /// Threads the sections share.
+        threads: usize,
+        /// The host of each section at the start.
+        start: Vec<usize>,
+    },
+}
+
+/// The re-cut of random sections (`seed`'s, over `sections` sections):
+/// drawn moments, or an eager measured regrouping from drawn groups.
+pub(super) fn chaos(seed: u64, sections: usize) -> Recut {
+    let seed = seed ^ 0x5EC7_10C5;
+    if seed % 2 == 0 || sections < 2 {
+        return Recut::Chaos(seed);
+    }
+    // Drawn loads give drawn contiguous groups to start from.
+    let loads: Vec<f64> = (0..sections as u64).map(|k| ((seed >> (k % 48)) & 7) as f64 + 1.0).collect();
+    Recut::Eager { threads: 2, start: contiguous_groups(&loads, 2) }
 }
 
 /// Sections per thread of a first run's finer cut.

@@ -41,6 +41,8 @@ const GAIN: f64 = 0.9;
 /// The run's wanted groups and what its drivers measured.
 pub(crate) struct Regroup {
     threads: usize,
+    /// The tests' chaos: no minimum window, work or gain.
+    eager: bool,
     /// The wanted host of each section (its own index: its own thread).
     want: Vec<AtomicUsize>,
     /// Each section's busy nanoseconds so far, as last published.
@@ -59,16 +61,20 @@ struct Decider {
 }
 
 impl Regroup {
-    /// `start[k]`: the host section `k` starts with; `threads` groups at most.
-    pub(crate) fn new(threads: usize, start: &[usize]) -> Self {
+    /// `start[k]`: the host section `k` starts with; `threads` groups at
+    /// most; `eager`: decide from any work at every publication, and
+    /// adopt any other grouping (the tests' chaos).
+    pub(crate) fn new(threads: usize, start: &[usize], eager: bool) -> Self {
         let n = start.len();
+        let first = if eager { Duration::ZERO } else { FIRST_WINDOW };
         Regroup {
             threads,
+            eager,
             want: start.iter().map(|&h| AtomicUsize::new(h)).collect(),
             busy: (0..n).map(|_| AtomicU64::new(0)).collect(),
-            next_at: AtomicU64::new(FIRST_WINDOW.as_nanos() as u64),
+            next_at: AtomicU64::new(first.as_nanos() as u64),
             start: Instant::now(),
-            decider: Mutex::new(Decider { last: vec![0; n], window: FIRST_WINDOW, decisions: Vec::new() }),
+            decider: Mutex::new(Decider { last: vec![0; n], window: first, decisions: Vec::new() }),
         }
     }
 
@@ -103,7 +109,8 @@ impl Regroup {
         }
         let busy: Vec<u64> = self.busy.iter().map(|b| b.load(Ordering::Relaxed)).collect();
         let loads: Vec<f64> = busy.iter().zip(&d.last).map(|(b, l)| b.saturating_sub(*l) as f64).collect();
-        if loads.iter().sum::<f64>() < MIN_WORK.as_nanos() as f64 {
+        let work = loads.iter().sum::<f64>();
+        if work == 0.0 || (!self.eager && work < MIN_WORK.as_nanos() as f64) {
             self.next_at.store((now + d.window).as_nanos() as u64, Ordering::Relaxed);
             return false;
         }
@@ -113,7 +120,7 @@ impl Regroup {
         let hosts: Vec<usize> = (0..self.want.len()).map(|k| self.host_of(k)).collect();
         let new = contiguous_groups(&loads, self.threads);
         let (before, after) = (bottleneck(&loads, &hosts), bottleneck(&loads, &new));
-        if new == hosts || after > before * GAIN {
+        if new == hosts || (!self.eager && after > before * GAIN) {
             return false;
         }
         for (w, &h) in self.want.iter().zip(&new) {
@@ -144,7 +151,7 @@ mod tests {
 
     #[test]
     fn a_window_with_two_heavy_sections_on_one_thread_gives_each_its_own() {
-        let r = Regroup::new(2, &[0, 0, 2, 2]);
+        let r = Regroup::new(2, &[0, 0, 2, 2], false);
         for (k, ms) in [10, 10, 1, 1].into_iter().enumerate() {
             r.publish(k, Duration::from_millis(ms));
         }
@@ -160,14 +167,14 @@ mod tests {
 
     #[test]
     fn no_decision_before_the_window_nor_without_enough_work_nor_for_a_small_gain() {
-        let r = Regroup::new(2, &[0, 0, 2, 2]);
+        let r = Regroup::new(2, &[0, 0, 2, 2], false);
         r.publish(0, Duration::from_millis(10));
         assert!(!r.decide(), "before the first window");
-        let r = Regroup::new(2, &[0, 0, 2, 2]);
+        let r = Regroup::new(2, &[0, 0, 2, 2], false);
         r.publish(0, Duration::from_micros(100));
         std::thread::sleep(FIRST_WINDOW);
         assert!(!r.decide(), "0.1 ms of work says little");
-        let r = Regroup::new(2, &[0, 0, 2, 2]);
+        let r = Regroup::new(2, &[0, 0, 2, 2], false);
         for (k, ms) in [10, 9, 10, 9].into_iter().enumerate() {
             r.publish(k, Duration::from_millis(ms));
         }

@@ -132,7 +132,8 @@ impl<'a> Prepared<'a> {
         }
         let (plan, fused_into, elastic, link_times) = (built.plan, built.fused_into, built.elastic, built.link_times);
         let regroup = match &plan.recut {
-            Some(Recut::Measured { threads, start }) => Some(std::sync::Arc::new(Regroup::new(*threads, start))),
+            Some(Recut::Measured { threads, start }) => Some(std::sync::Arc::new(Regroup::new(*threads, start, false))),
+            Some(Recut::Eager { threads, start }) => Some(std::sync::Arc::new(Regroup::new(*threads, start, true))),
             _ => None,
         };
         let sections = assign(graph, &plan, &regroup, parkers, flags, built.nodes, built.extras);
@@ -240,7 +241,9 @@ fn assign<'a>(
         for s in &mut sections {
             s.set_recut(match recut {
                 Recut::Chaos(seed) => Recutting::Chaos(*seed),
-                Recut::Measured { .. } => Recutting::Measured(regroup.clone().expect("made for a measured re-cut")),
+                Recut::Measured { .. } | Recut::Eager { .. } => {
+                    Recutting::Measured(regroup.clone().expect("made for a measured re-cut"))
+                }
             });
         }
     }
