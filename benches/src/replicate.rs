@@ -85,14 +85,20 @@ pub(crate) fn heavy_fold(xs: Vec<u64>) -> (u64, u64) {
 /// run in order on one instance.
 pub struct Stateful {
     h: u64,
+    /// Its step costs `HEAVY / share` rounds.
+    share: u64,
 }
 
 impl Stateful {
     fn new(seed: u64) -> Self {
-        Stateful { h: seed }
+        Stateful { h: seed, share: 2 }
+    }
+    /// A stage a tenth as heavy.
+    fn light(seed: u64) -> Self {
+        Stateful { h: seed, share: 20 }
     }
     fn step(&mut self, x: u64) -> u64 {
-        self.h = mix(self.h ^ x, HEAVY.load(Ordering::Relaxed) / 2);
+        self.h = mix(self.h ^ x, HEAVY.load(Ordering::Relaxed) / self.share);
         self.h
     }
 }
@@ -118,21 +124,6 @@ fn sequential_dnr(xs: Vec<u64>) -> (u64, u64) {
     acc.get()
 }
 
-/// A stateful stage a tenth as heavy as [`Stateful`].
-pub struct Light {
-    h: u64,
-}
-
-impl Light {
-    fn new(seed: u64) -> Self {
-        Light { h: seed }
-    }
-    fn step(&mut self, x: u64) -> u64 {
-        self.h = mix(self.h ^ x, HEAVY.load(Ordering::Relaxed) / 20);
-        self.h
-    }
-}
-
 /// Two heavy stateful stages, then two light ones: counted by operators,
 /// the first run's cut puts both heavy stages in one section (issue 23:
 /// re-cutting while running, `crates/ohua-runtime/src/exec/hosting.rs`).
@@ -140,8 +131,8 @@ impl Light {
 pub(crate) fn skewed(xs: Vec<u64>) -> (u64, u64) {
     let mut a = Stateful::new(1);
     let mut b = Stateful::new(2);
-    let mut c = Light::new(3);
-    let mut d = Light::new(4);
+    let mut c = Stateful::light(3);
+    let mut d = Stateful::light(4);
     let mut acc = Fold::new();
     for x in xs {
         let y = a.step(x);

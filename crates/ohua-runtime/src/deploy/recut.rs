@@ -54,7 +54,7 @@ pub enum Recut {
 /// drawn moments, or an eager measured regrouping from drawn groups.
 pub(super) fn chaos(seed: u64, sections: usize) -> Recut {
     let seed = seed ^ 0x5EC7_10C5;
-    if seed % 2 == 0 || sections < 2 {
+    if seed.is_multiple_of(2) || sections < 2 {
         return Recut::Chaos(seed);
     }
     // Drawn loads give drawn contiguous groups to start from.
