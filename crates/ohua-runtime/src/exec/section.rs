@@ -364,7 +364,7 @@ impl<'a> Section<'a> {
             let Some(node) = task.node.as_mut() else { continue };
             live += 1;
             task.counters.steps += 1;
-            let budget = task.counters.budget(part.batch, clock);
+            let budget = task.counters.budget(part.batch, clock, part.recut.is_some());
             // SAFETY: as above, `part.own` is the driver's; the borrow ends here.
             let timed = task.counters.wants_timing(&mut unsafe { &mut *part.own.get() }.sampler);
             let outer_timed = timed && blocking::begin_timed_step();

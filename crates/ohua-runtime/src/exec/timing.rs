@@ -55,11 +55,23 @@ const STEP_SLICE: Duration = Duration::from_micros(100);
 /// between cores (measured: `word_freq` 0.85x -> 0.73x with 100 us steps).
 const COARSE_FIRING: Duration = Duration::from_micros(10);
 
+/// The longest step of any operator in a run that re-cuts its sections
+/// while it goes on (`recut.rs`). Its drivers publish busy time and
+/// regroup only between steps, at the top of their loops; a full batch of
+/// a 9 µs operator (not coarse) is a step of 9 ms, four times the measured
+/// prefix before the first decision, so a first run of two such stages
+/// regrouped at 25-48 ms instead of 2 ms (BENCHMARKS.md, "A first run
+/// re-cuts its sections while it runs"). A quarter millisecond is one
+/// publication period; a step that long still hands on 25 or more items
+/// at a time.
+const RECUT_SLICE: Duration = Duration::from_micros(250);
+
 /// The raw clock and the step-budget thresholds in its ticks.
 pub(crate) struct StepClock {
     clock: quanta::Clock,
     coarse_ticks: u64,
     slice_ticks: u64,
+    recut_slice_ticks: u64,
 }
 
 impl StepClock {
@@ -70,7 +82,8 @@ impl StepClock {
             let clock = quanta::Clock::new();
             let coarse_ticks = ticks_for(&clock, COARSE_FIRING);
             let slice_ticks = ticks_for(&clock, STEP_SLICE);
-            StepClock { clock, coarse_ticks, slice_ticks }
+            let recut_slice_ticks = ticks_for(&clock, RECUT_SLICE);
+            StepClock { clock, coarse_ticks, slice_ticks, recut_slice_ticks }
         })
     }
 
@@ -135,18 +148,24 @@ impl Counters {
         self.firings += firings;
     }
 
-    /// Firings the next step may do.
+    /// Firings the next step may do; `recutting`: the run re-cuts its
+    /// sections while it goes on, and no step may take longer than
+    /// [`RECUT_SLICE`].
     #[inline]
-    pub(crate) fn budget(&self, batch: usize, clock: &StepClock) -> usize {
+    pub(crate) fn budget(&self, batch: usize, clock: &StepClock, recutting: bool) -> usize {
         if self.timed_firings == 0 {
             // Unknown cost: one firing measures it.
             return 1;
         }
-        if !self.coarse {
+        let slice = if self.coarse {
+            clock.slice_ticks
+        } else if recutting {
+            clock.recut_slice_ticks
+        } else {
             return batch;
-        }
+        };
         let per_firing = (self.timed_ticks / self.timed_firings).max(1);
-        usize::try_from(clock.slice_ticks / per_firing).unwrap_or(usize::MAX).clamp(1, batch)
+        usize::try_from(slice / per_firing).unwrap_or(usize::MAX).clamp(1, batch)
     }
 
     /// Estimated busy time: the timed steps' cost per firing times all firings.
@@ -169,7 +188,7 @@ mod tests {
 
     #[test]
     fn an_unmeasured_operator_fires_once_per_step() {
-        assert_eq!(Counters::default().budget(64, clock()), 1);
+        assert_eq!(Counters::default().budget(64, clock(), false), 1);
     }
 
     /// Steps timed out of `steps`, each productive with one firing.
@@ -192,7 +211,7 @@ mod tests {
         let mut c = Counters::default();
         let timed = timed_out_of(&mut c, 16_000);
         assert!((800..=1200).contains(&timed), "timed {timed} of 16000 steps");
-        assert_eq!(c.budget(64, clock()), 64);
+        assert_eq!(c.budget(64, clock(), false), 64);
         assert_eq!(c.firings, 16_000);
     }
 
@@ -225,7 +244,23 @@ mod tests {
         c.record_timed(2, 2 * ticks_for(&clock.clock, Duration::from_micros(50)), clock);
         let mut sampler = Sampler::new(0);
         assert!((0..100).all(|_| c.wants_timing(&mut sampler)));
-        assert_eq!(c.budget(64, clock), 2);
+        assert_eq!(c.budget(64, clock, false), 2);
+        assert_eq!(c.budget(64, clock, true), 2, "a coarse operator's slice is the shorter one");
+    }
+
+    #[test]
+    fn a_run_that_recuts_caps_the_steps_of_operators_below_the_coarse_threshold() {
+        let clock = clock();
+        let mut c = Counters::default();
+        // 9 µs per firing: not coarse, so a full batch of 1024 would be a
+        // step of 9 ms; re-cutting, a step holds 250 / 9 firings.
+        c.record_timed(4, 4 * ticks_for(&clock.clock, Duration::from_micros(9)), clock);
+        assert_eq!(c.budget(1024, clock, false), 1024);
+        assert!((26..=28).contains(&c.budget(1024, clock, true)), "{}", c.budget(1024, clock, true));
+        // A cheap operator's full batch is shorter than the slice anyway.
+        let mut cheap = Counters::default();
+        cheap.record_timed(1000, ticks_for(&clock.clock, Duration::from_micros(100)), clock);
+        assert_eq!(cheap.budget(1024, clock, true), 1024);
     }
 
     #[test]
