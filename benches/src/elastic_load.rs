@@ -64,12 +64,24 @@ pub struct LoadRun {
 /// One deployment's run of `serve` over `load`. Checks that every request
 /// was answered, in order.
 pub fn run(serve: Serve, d: Deployment, rounds: u64, load: Schedule) -> LoadRun {
+    run_after(serve, d, rounds, load, &|_, _| 0)
+}
+
+/// A client's phase before the load: given the service's request and
+/// reply channels, it sends requests numbered from 0 and takes every reply
+/// itself; it returns how many it sent.
+pub type Prelude<'p> = &'p dyn Fn(&Sender<Req>, &Receiver<Req>) -> u64;
+
+/// [`run`], after `prelude` has used the service (its requests are not
+/// in [`LoadRun::steps`]).
+pub fn run_after(serve: Serve, d: Deployment, rounds: u64, load: Schedule, prelude: Prelude<'_>) -> LoadRun {
     let (req_tx, req_rx) = std::sync::mpsc::channel::<Req>();
     let (rep_tx, rep_rx) = std::sync::mpsc::channel::<Req>();
     let server = std::thread::spawn(move || {
         let (_, reports) = ohua::profile(|| ohua::with_deployment(d, || serve(req_rx, rep_tx, rounds)));
         reports.into_iter().next().expect("one run")
     });
+    let first = prelude(&req_tx, &rep_rx);
     let collector = std::thread::spawn(move || {
         let mut got = Vec::new();
         for (id, sent) in rep_rx {
@@ -84,7 +96,7 @@ pub fn run(serve: Serve, d: Deployment, rounds: u64, load: Schedule) -> LoadRun 
     // a core of the two by spinning.
     let mut bounds = Vec::new();
     let mut cores = Vec::new();
-    let mut id = 0;
+    let mut id = first;
     for share in load.steps {
         let rate = share * load.rate_one;
         let start = Instant::now();
@@ -111,11 +123,13 @@ pub fn run(serve: Serve, d: Deployment, rounds: u64, load: Schedule) -> LoadRun 
     drop(req_tx);
     let report = server.join().expect("server");
     let got = collector.join().expect("collector");
-    assert_eq!(got.len() as u64, id, "every request answered");
-    assert!(got.iter().enumerate().all(|(i, r)| r.0 == i as u64), "replies in order");
+    assert_eq!(got.len() as u64, id - first, "every request answered");
+    assert!(got.iter().enumerate().all(|(i, r)| r.0 == first + i as u64), "replies in order");
     let steps = bounds
         .windows(2)
-        .map(|b| got[b[0] as usize..b[1] as usize].iter().map(|&(_, sent, lat)| (sent, lat)).collect())
+        .map(|b| {
+            got[(b[0] - first) as usize..(b[1] - first) as usize].iter().map(|&(_, sent, lat)| (sent, lat)).collect()
+        })
         .collect();
     LoadRun { steps, report, cores }
 }

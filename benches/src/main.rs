@@ -30,6 +30,7 @@ mod first_call;
 mod first_runs;
 mod hop;
 mod keyed_flows;
+mod recut_service;
 mod replicate;
 mod update;
 mod web_update;
@@ -45,6 +46,7 @@ const BENCHMARKS: &[(&str, fn())] = &[
     ("elastic", elastic::run_bench),
     ("elastic-attack", elastic_attack::run_bench),
     ("elastic-web", elastic_web::run_bench),
+    ("recut-service", recut_service::run_bench),
     ("update", update::run),
     ("web-update", web_update::run),
 ];

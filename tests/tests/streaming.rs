@@ -449,12 +449,27 @@ fn burst_then_trickle<R>(
     gap: Duration,
     run: impl FnOnce(Counted, std::sync::Arc<std::sync::atomic::AtomicU64>) -> R,
 ) -> R {
+    trickle_burst_trickle(0, burst, trickle, gap, run)
+}
+
+/// [`burst_then_trickle`] after `lead` items that trickle in first.
+fn trickle_burst_trickle<R>(
+    lead: u64,
+    burst: u64,
+    trickle: u64,
+    gap: Duration,
+    run: impl FnOnce(Counted, std::sync::Arc<std::sync::atomic::AtomicU64>) -> R,
+) -> R {
     let (tx, rx) = mpsc::channel();
     let producer = std::thread::spawn(move || {
-        for i in 0..burst {
+        for i in 0..lead {
+            std::thread::sleep(gap);
             tx.send(i).expect("the loop is listening");
         }
-        for i in burst..burst + trickle {
+        for i in lead..lead + burst {
+            tx.send(i).expect("the loop is listening");
+        }
+        for i in lead + burst..lead + burst + trickle {
             std::thread::sleep(gap);
             tx.send(i).expect("the loop is listening");
         }
@@ -509,6 +524,64 @@ fn a_loop_that_carries_a_state_drains_a_backlog_while_items_trickle_in() {
         let median = sorted[sorted.len() / 2];
         assert!(median <= 3, "{name}: the loop had taken a median of {median} items beyond each answer: {ahead:?}");
     }
+}
+
+/// `running_counted` for the test below: a graph of its own, so its run is
+/// the graph's first in the process whatever ran before.
+#[algorithm]
+fn running_counted_first(items: Counted, taken: std::sync::Arc<std::sync::atomic::AtomicU64>) -> (Vec<u64>, Vec<u64>) {
+    let mut acc = Acc::new();
+    let mut backlog = Backlog::new(taken);
+    let mut sums = Vec::new();
+    for id in items {
+        acc.add(id);
+        let r = acc.get(id);
+        backlog.answer(r);
+        sums.push(r.1);
+    }
+    (sums, backlog.into_ahead())
+}
+
+/// The test above for a service's first run under `auto`: cut finer than
+/// its threads, its sections regroup while it runs, and at this light load
+/// they fuse onto one thread (`exec/recut.rs`) before the burst comes. The
+/// loop's entry then shares a thread with sections of the loop's cycle, and
+/// honours the carry's hold as it would in one section (`arc::Hold::While`,
+/// set as the groups change: unit tests in `exec/recut.rs`). The burst must
+/// drain as it does under a fixed cut. (With the hold never honoured this
+/// run drained too: the entry also leaves `next()` alone while the rest of
+/// its thread makes progress, `node/smap.rs`; the hold is what the fixed
+/// cuts of the test above need.)
+#[test]
+fn a_service_whose_sections_fuse_onto_one_thread_drains_a_backlog_in_its_loop_that_carries_a_state() {
+    const LEAD: u64 = 40;
+    const BURST: u64 = 30;
+    const TRICKLE: u64 = 120;
+    let n = LEAD + BURST + TRICKLE;
+    let expected: Vec<u64> = (0..n).scan(0, |sum, i| Some(*sum + i).inspect(|s| *sum = *s)).collect();
+    let d = Deployment::default().workers(2).sections(SectionStrategy::Auto);
+    let ((sums, ahead), reports) = within(120, move || {
+        ohua::profile(|| {
+            trickle_burst_trickle(LEAD, BURST, TRICKLE, Duration::from_micros(400), |items, taken| {
+                ohua::with_deployment(d, || running_counted_first(items, taken))
+            })
+        })
+    });
+    assert_eq!(sums, expected, "differs from sequential execution");
+    let report = &reports[0];
+    assert!(
+        matches!(report.plan.recut, Some(ohua::deploy::Recut::Measured { .. })),
+        "a first run cut finer than its threads: {:?}",
+        report.plan.recut
+    );
+    // The lead's 16 ms hold the first windows (2, 4 and 8 ms); not timed
+    // here, as a loaded machine may stretch them.
+    let fused = report.recuts.iter().any(|d| d.hosts.iter().all(|&h| h == 0));
+    assert!(fused, "the light service did not fuse its sections:\n{report}");
+    let mut sorted = ahead[LEAD as usize..].to_vec();
+    sorted.sort_unstable();
+    let median = sorted[sorted.len() / 2];
+    assert!(median <= 3, "the loop had taken a median of {median} items beyond each answer: {ahead:?}\n{report}");
 }
 
 /// About 300 µs of work: more than a section's time slice for one step

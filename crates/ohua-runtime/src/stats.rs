@@ -5,6 +5,7 @@
 //! (`ohua_runtime::report::NodeStats` etc.). They sit low in the layer
 //! table (`LAYERS.md`) so that statistics flow upward as data.
 
+use std::fmt;
 use std::time::Duration;
 
 /// What one data source did during a run.
@@ -80,8 +81,13 @@ pub struct CallTiming {
 ///     hosts: vec![0, 1, 1, 1],
 ///     busiest_before: Duration::from_millis(4),
 ///     busiest_after: Duration::from_micros(2_400),
+///     window: Duration::from_millis(2),
 /// };
 /// assert!(d.busiest_after < d.busiest_before);
+/// assert_eq!(
+///     d.to_string(),
+///     "re-cut at 2.0 ms: each section's host [0, 1, 1, 1]; the busiest thread 4.00 ms -> 2.40 ms of a 2.0 ms window"
+/// );
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RecutDecision {
@@ -95,6 +101,26 @@ pub struct RecutDecision {
     pub busiest_before: Duration,
     /// The same under the new groups (the measured loads regrouped).
     pub busiest_after: Duration,
+    /// The window measured: since the run's start or the last decision.
+    /// A service fuses its sections when the busiest thread would be busy
+    /// for a small share of it, and spreads them when it was busy for a
+    /// large share (`deploy::Recut::Measured`).
+    pub window: Duration,
+}
+
+impl fmt::Display for RecutDecision {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let ms = |d: Duration| d.as_secs_f64() * 1e3;
+        write!(
+            f,
+            "re-cut at {:.1} ms: each section's host {:?}; the busiest thread {:.2} ms -> {:.2} ms of a {:.1} ms window",
+            ms(self.at),
+            self.hosts,
+            ms(self.busiest_before),
+            ms(self.busiest_after),
+            ms(self.window)
+        )
+    }
 }
 
 /// How one section spent its time waiting.

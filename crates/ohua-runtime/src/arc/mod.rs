@@ -18,7 +18,7 @@ mod ring;
 pub use ring::{ReadCursor, WriteCursor};
 
 use crate::packet::Packet;
-use crate::sync::Waker;
+use crate::sync::{Arc, AtomicBool, Ordering, Waker};
 
 /// Create an arc with room for `capacity` packets.
 ///
@@ -34,7 +34,7 @@ use crate::sync::Waker;
 /// `a_push_is_seen_after_the_flush`.
 pub fn channel<T>(capacity: usize, producer: Option<Waker>, consumer: Option<Waker>) -> (Sender<T>, Receiver<T>) {
     let (p, c) = ring::ring(capacity.max(1));
-    let tx = Sender { ring: p, counts_marks: true, honours_hold: false, wake_consumer: WakeOnDrop(consumer) };
+    let tx = Sender { ring: p, counts_marks: true, hold: Hold::Ignored, wake_consumer: WakeOnDrop(consumer) };
     (tx, Receiver { ring: c, released: false, wake_producer: WakeOnDrop(producer) })
 }
 
@@ -70,6 +70,19 @@ impl Drop for WakeOnDrop {
     }
 }
 
+/// Whether a producer honours its consumer's hold ([`Sender::consumer_holds`]).
+pub(crate) enum Hold {
+    /// Never: the producer may block its thread (the loop's cycle runs on
+    /// other threads).
+    Ignored,
+    /// Always: the loop's cycle shares the producer's section.
+    Honoured,
+    /// While the flag is set: in a run that re-cuts its sections while it
+    /// goes on, whether the loop's cycle shares a *thread* with the
+    /// producer changes with the groups (`exec/recut.rs` sets the flag).
+    While(Arc<AtomicBool>),
+}
+
 /// Producing end of an arc.
 pub struct Sender<T> {
     ring: ring::Producer<Packet<T>>,
@@ -79,7 +92,7 @@ pub struct Sender<T> {
     counts_marks: bool,
     /// Whether the producer waits while the consumer holds
     /// ([`Sender::consumer_holds`]); set by the builder where it matters.
-    honours_hold: bool,
+    hold: Hold,
     // Must stay the last field: see `WakeOnDrop`.
     wake_consumer: WakeOnDrop,
 }
@@ -92,11 +105,11 @@ impl<T> Sender<T> {
         self
     }
 
-    /// Make [`Sender::consumer_holds`] report the consumer's hold: the
-    /// builder does this for a loop's ticks where the loop's cycle shares
-    /// a section with the loop's entry (`exec/builder.rs`, `hold_matters`).
-    pub(crate) fn honouring_hold(mut self) -> Self {
-        self.honours_hold = true;
+    /// Whether [`Sender::consumer_holds`] reports the consumer's hold: the
+    /// builder sets it for a loop's ticks where the loop's cycle shares a
+    /// section with the loop's entry (`exec/builder.rs`, `hold_of`).
+    pub(crate) fn holding(mut self, hold: Hold) -> Self {
+        self.hold = hold;
         self
     }
 
@@ -104,7 +117,11 @@ impl<T> Sender<T> {
     /// by the builder where the hold matters).
     #[inline]
     pub fn honours_hold(&self) -> bool {
-        self.honours_hold
+        match &self.hold {
+            Hold::Ignored => false,
+            Hold::Honoured => true,
+            Hold::While(flag) => flag.load(Ordering::Relaxed),
+        }
     }
 
     /// Whether the consumer waits for an answer to the packet it took last
@@ -113,7 +130,7 @@ impl<T> Sender<T> {
     /// its thread meanwhile: the answer may need this section.
     #[inline]
     pub fn consumer_holds(&self) -> bool {
-        self.honours_hold && self.ring.consumer_holds()
+        self.honours_hold() && self.ring.consumer_holds()
     }
 
     /// Whether a control marker pushed here counts towards its completion.

@@ -139,6 +139,53 @@ pub(crate) fn bottleneck(loads: &[f64], hosts: &[usize]) -> f64 {
     per.into_iter().fold(0.0, f64::max)
 }
 
+/// A service fuses its sections onto fewer threads when the busiest
+/// thread of the fewer would be busy for at most this share of the window.
+const FUSE_BELOW: f64 = 0.25;
+
+/// A service spreads its sections onto more threads when its busiest
+/// thread was busy for more than this share of the window.
+const SPREAD_ABOVE: f64 = 0.6;
+
+/// Spreading takes the fewest threads that keep the busiest under this
+/// share (all of them if none does).
+const SPREAD_TO: f64 = 0.45;
+
+/// The groups of a service's sections for the next window, given each
+/// section's busy time `loads` over a window of `span` (same unit) and the
+/// groups `hosts` it had (Lagniappe's Monitor, issue 23): fused onto the
+/// fewest threads whose busiest stays under a quarter of the window when
+/// that is fewer than now (at light load every hand-off to another thread
+/// is a wake-up on a request's path, and the cores go back), spread over
+/// more when the busiest thread was busy for more than 60 % of it (its
+/// queue grows with its load), onto the fewest that keep each under 45 %
+/// (or regrouped over as many threads as before, if the load's shape
+/// changed and that takes a tenth off the busiest). `None`: keep the
+/// groups.
+pub(crate) fn service_groups(loads: &[f64], hosts: &[usize], span: f64, threads: usize) -> Option<Vec<usize>> {
+    let count = |h: &[usize]| h.iter().enumerate().filter(|&(k, &host)| k == host).count();
+    let now = count(hosts);
+    let busiest = bottleneck(loads, hosts);
+    let fewest = |share: f64| {
+        (1..=threads.max(1)).map(|g| contiguous_groups(loads, g)).find(|h| bottleneck(loads, h) <= share * span)
+    };
+    if let Some(fused) = fewest(FUSE_BELOW).filter(|h| count(h) < now) {
+        return Some(fused);
+    }
+    if busiest <= SPREAD_ABOVE * span {
+        return None;
+    }
+    let spread = fewest(SPREAD_TO).unwrap_or_else(|| contiguous_groups(loads, threads));
+    // Onto more threads, or over the same ones more evenly (the load's
+    // shape changed since they were grouped) if that takes a tenth off.
+    let better = bottleneck(loads, &spread) < busiest * REBALANCE_GAIN;
+    (spread != hosts && (count(&spread) > now || better)).then_some(spread)
+}
+
+/// A service's sections move between as many threads as they have only if
+/// that takes a tenth off the busiest thread.
+const REBALANCE_GAIN: f64 = 0.9;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -156,6 +203,33 @@ mod tests {
         assert_eq!(contiguous_groups(&[1.0; 8], 4), vec![0, 0, 2, 2, 4, 4, 6, 6]);
         assert_eq!(contiguous_groups(&[3.0, 1.0], 4), vec![0, 1]);
         assert_eq!(contiguous_groups(&[], 2), Vec::<usize>::new());
+    }
+
+    #[test]
+    fn a_lightly_loaded_service_fuses_onto_one_thread_and_a_loaded_one_spreads() {
+        // Busy µs per section over a window of 1,000 µs.
+        let light = [60.0, 60.0, 15.0, 15.0, 10.0];
+        assert_eq!(service_groups(&light, &[0, 0, 2, 2, 2], 1_000.0, 2), Some(vec![0; 5]), "16 % in all");
+        assert_eq!(service_groups(&light, &[0; 5], 1_000.0, 2), None, "already on one thread");
+        let heavy = [300.0, 300.0, 80.0, 80.0, 40.0];
+        assert_eq!(service_groups(&heavy, &[0; 5], 1_000.0, 2), Some(vec![0, 1, 1, 1, 1]), "80 % on one thread");
+        assert_eq!(service_groups(&heavy, &[0, 1, 1, 1, 1], 1_000.0, 2), None, "spread already");
+        // Spread, but the load moved: [0, 0, 0, 3, 3] puts 680 µs on one.
+        assert_eq!(service_groups(&heavy, &[0, 0, 0, 3, 3], 1_000.0, 2), Some(vec![0, 1, 1, 1, 1]), "rebalanced");
+        // Between the two thresholds the groups stay as they are, either way.
+        let middle = [200.0, 200.0, 50.0, 50.0, 20.0];
+        assert_eq!(service_groups(&middle, &[0; 5], 1_000.0, 2), None, "52 % on one thread");
+        assert_eq!(service_groups(&middle, &[0, 1, 1, 1, 1], 1_000.0, 2), None, "32 % could not fuse under 25 %");
+    }
+
+    #[test]
+    fn a_service_spreads_onto_the_fewest_threads_that_take_its_load() {
+        let loads = [300.0; 8];
+        // 2,400 µs of work in a window of 1,000: no grouping keeps it under
+        // 45 %, so all four threads.
+        assert_eq!(service_groups(&loads, &[0; 8], 1_000.0, 4), Some(vec![0, 0, 2, 2, 4, 4, 6, 6]));
+        // In a window of 3,000 µs, 80 % on one thread: two keep it at 40 %.
+        assert_eq!(service_groups(&loads, &[0; 8], 3_000.0, 4), Some(vec![0, 0, 0, 0, 4, 4, 4, 4]));
     }
 
     #[test]

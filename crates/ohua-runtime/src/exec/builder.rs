@@ -1,7 +1,7 @@
 //! Instantiating a graph: arcs sized and wired for the plan, operators installed.
 
-use crate::arc::{self, Receiver, Sender};
-use crate::deploy::{LinkTimes, Plan};
+use crate::arc::{self, Hold, Receiver, Sender};
+use crate::deploy::{LinkTimes, Plan, Recut};
 use crate::graph::GraphInfo;
 use crate::node::chain::Stage;
 use crate::node::elastic::{Elastic, Probe};
@@ -15,6 +15,7 @@ use crate::sync::Waker;
 
 use super::call_ports::CallPorts;
 use super::parts::End;
+use super::recut::HoldFollow;
 use super::ResultSlot;
 pub(crate) use crate::node::install::{Install, Role};
 
@@ -58,6 +59,8 @@ pub struct Builder<'a> {
     /// Where the run's chain pieces add their links' sampled times; made
     /// with the first piece of two links or more.
     link_times: Option<LinkTimes>,
+    /// Loop entries whose hold follows the groups of a run that re-cuts.
+    holds: Vec<HoldFollow>,
 }
 
 /// An operator beyond one per node: a replica or a merge of node `anchor`.
@@ -79,6 +82,8 @@ pub(crate) struct Built<'a> {
     pub(crate) elastic: Vec<Option<Elastic>>,
     /// The chain links' sampled times, if the run fused any.
     pub(crate) link_times: Option<LinkTimes>,
+    /// Loop entries whose hold follows the groups of a run that re-cuts.
+    pub(crate) holds: Vec<HoldFollow>,
 }
 
 impl<'a> Builder<'a> {
@@ -100,6 +105,7 @@ impl<'a> Builder<'a> {
             live_scaling: None,
             path: None,
             link_times: None,
+            holds: Vec::new(),
         }
     }
 
@@ -150,10 +156,7 @@ impl<'a> Builder<'a> {
         if self.graph.arcs[id].feedback {
             return (tx.feedback(), rx);
         }
-        if self.hold_matters(id) {
-            return (tx.honouring_hold(), rx);
-        }
-        (tx, rx)
+        (tx.holding(self.hold_of(id)), rx)
     }
 
     /// Whether arc `id` goes into a loop head whose cycle has an operator
@@ -163,20 +166,37 @@ impl<'a> Builder<'a> {
     /// keep its section from computing that answer until the next item
     /// arrived (issue 21: each item of a loop that carries a state waited
     /// for about a batch of later ones). Elsewhere the entry may block and
-    /// read ahead, so the body's other operators keep pipelining.
+    /// read ahead, so the body's other operators keep pipelining. In a run
+    /// that regroups its sections by measured load, what counts is the
+    /// thread: the entry honours the hold while the groups put a section of
+    /// the cycle on its thread (`exec/recut.rs`, [`HoldFollow`]).
     #[inline(never)]
-    fn hold_matters(&mut self, id: usize) -> bool {
+    fn hold_of(&mut self, id: usize) -> Hold {
         let info = &self.graph.arcs[id];
         let head = info.to as usize;
         if !self.loop_heads[head] {
-            return false;
+            return Hold::Ignored;
         }
         let section = self.plan.section_of[info.from as usize];
         if self.last_cycle.as_ref().is_none_or(|(h, _)| *h != head) {
             self.last_cycle = Some((head, self.graph.loop_cycle(head)));
         }
         let cycle = self.last_cycle.as_ref().map_or(&[][..], |(_, c)| c.as_slice());
-        cycle.iter().enumerate().any(|(node, &on)| on && self.plan.section_of[node] == section)
+        let mut sections: Vec<usize> =
+            cycle.iter().enumerate().filter(|(_, &on)| on).map(|(node, _)| self.plan.section_of[node]).collect();
+        sections.sort_unstable();
+        sections.dedup();
+        if let Some(Recut::Measured { start, .. } | Recut::Eager { start, .. }) = &self.plan.recut {
+            let follow = HoldFollow::new(section, sections, start);
+            let flag = follow.flag();
+            self.holds.push(follow);
+            return Hold::While(flag);
+        }
+        if sections.contains(&section) {
+            Hold::Honoured
+        } else {
+            Hold::Ignored
+        }
     }
 
     /// Capacity and wakers of arc `id`, marking it built.
@@ -439,6 +459,7 @@ impl<'a> Builder<'a> {
             extras: self.extras,
             elastic: self.elastic,
             link_times: self.link_times,
+            holds: self.holds,
         }
     }
 }

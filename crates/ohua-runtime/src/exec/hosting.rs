@@ -29,12 +29,13 @@
 //! sources do not re-cut (their sections' running count, `sync/quiet.rs`,
 //! is per driver). Once a run streams from a source that waits, random
 //! re-cuts let their guests go (a loop entry's hold rule is decided by the
-//! sections it was built in), and a measured one keeps the groups it has
-//! and stops regrouping: letting a first run's finer cut go put a stateful
-//! service on five threads of two cores (reply p50 65 µs -> 1.84 ms).
-//! What moves when: an `auto` first run regroups by measured busy time
-//! (`recut.rs`); Random deployments join and let go at drawn moments (the
-//! tests' chaos, [`Chaos`]).
+//! sections it was built in), and a measured one regroups by the share of
+//! its windows the threads were busy (a service's Monitor: fused at light
+//! load, spread under load), its loop entries' holds following the groups
+//! (`recut.rs`, `HoldFollow`). What moves when: an `auto` first run
+//! regroups by measured busy time (`recut.rs`); Random deployments join
+//! and let go at drawn moments (the tests' chaos, [`Chaos`]) or regroup
+//! eagerly (fusing and spreading a service by turns).
 
 use std::sync::MutexGuard;
 
@@ -172,12 +173,12 @@ impl<'a> Section<'a> {
         hosted.loops += 1;
         let clock = StepClock::get();
         let now = clock.now();
-        if now >= hosted.publish_at && !shared.streaming() {
+        if now >= hosted.publish_at {
             hosted.publish_at = now + clock.ticks_of_nanos(PUBLISH_EVERY.as_nanos() as u64);
             for part in std::iter::once(self).chain(hosted.guests.iter().map(|&g| &peers[g])) {
                 r.publish(part.index, part.busy(clock));
             }
-            if r.due() && r.decide() {
+            if r.due() && r.decide(shared.streaming()) {
                 // Parked drivers must see what is wanted of them.
                 for p in peers {
                     p.waker.wake();

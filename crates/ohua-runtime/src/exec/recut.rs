@@ -12,13 +12,19 @@
 //! go of guests wanted elsewhere and join the host wanted for them. The
 //! windows double from [`FIRST_WINDOW`] to [`LAST_WINDOW`], so a run
 //! settles within milliseconds and looks again less and less often.
+//!
+//! A run that streams (a service: its loop waits for items) decides by
+//! another rule, Lagniappe's Monitor's: by the share of the window its
+//! threads were busy (`deploy::recut::service_groups`), fusing its
+//! sections onto fewer threads at light load and spreading them under
+//! load. Its loop entries' holds follow the groups ([`HoldFollow`]).
 
 use std::time::{Duration, Instant};
 
-use crate::deploy::recut::{bottleneck, contiguous_groups};
+use crate::deploy::recut::{bottleneck, contiguous_groups, service_groups};
 use crate::report::RecutDecision;
 use crate::sync::process::Mutex;
-use crate::sync::{AtomicU64, AtomicUsize, Ordering};
+use crate::sync::{Arc, AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
 /// How often a driver publishes its sections' busy time (a pass over
 /// their tasks to add it up; the clock is read once per loop).
@@ -51,22 +57,61 @@ pub(crate) struct Regroup {
     next_at: AtomicU64,
     start: Instant,
     decider: Mutex<Decider>,
+    /// Loop entries whose hold follows the groups.
+    holds: Vec<HoldFollow>,
 }
 
 struct Decider {
     /// `busy` at the last decision.
     last: Vec<u64>,
+    /// When the window being measured began (the last decision).
+    since: Duration,
     window: Duration,
     decisions: Vec<RecutDecision>,
+}
+
+/// A loop entry's arc into its loop's head, in a run that regroups: the
+/// entry honours the head's hold ([`crate::arc::Hold::While`]) while a
+/// section of the loop's cycle is on the entry's thread, as the builder
+/// decides for built sections (`Builder::hold_of`). A wrong flag costs
+/// time, never an item: honoured in vain, the entry reads ahead less; not
+/// honoured where it matters, a backlog drains only as the monitor
+/// rescues the entry's wait.
+pub(crate) struct HoldFollow {
+    entry: usize,
+    cycle: Vec<usize>,
+    flag: Arc<AtomicBool>,
+}
+
+impl HoldFollow {
+    /// The hold of the entry in section `entry` of a loop whose cycle has
+    /// operators in `cycle`, for the groups `hosts`.
+    pub(crate) fn new(entry: usize, cycle: Vec<usize>, hosts: &[usize]) -> Self {
+        let follow = HoldFollow { entry, cycle, flag: Arc::new(AtomicBool::new(false)) };
+        follow.set(|k| hosts[k]);
+        follow
+    }
+
+    /// The flag the entry's arc reads.
+    pub(crate) fn flag(&self) -> Arc<AtomicBool> {
+        self.flag.clone()
+    }
+
+    fn set(&self, host_of: impl Fn(usize) -> usize) {
+        let thread = host_of(self.entry);
+        self.flag.store(self.cycle.iter().any(|&c| host_of(c) == thread), Ordering::Relaxed);
+    }
 }
 
 impl Regroup {
     /// `start[k]`: the host section `k` starts with; `threads` groups at
     /// most; `eager`: decide from any work at every publication, and
     /// adopt any other grouping (the tests' chaos).
-    pub(crate) fn new(threads: usize, start: &[usize], eager: bool) -> Self {
+    /// `holds`: the loop entries whose hold follows the groups.
+    pub(crate) fn new(threads: usize, start: &[usize], eager: bool, holds: Vec<HoldFollow>) -> Self {
         let n = start.len();
         let first = if eager { Duration::ZERO } else { FIRST_WINDOW };
+        let decider = Decider { last: vec![0; n], since: Duration::ZERO, window: first, decisions: Vec::new() };
         Regroup {
             threads,
             eager,
@@ -74,7 +119,14 @@ impl Regroup {
             busy: (0..n).map(|_| AtomicU64::new(0)).collect(),
             next_at: AtomicU64::new(first.as_nanos() as u64),
             start: Instant::now(),
-            decider: Mutex::new(Decider { last: vec![0; n], window: first, decisions: Vec::new() }),
+            decider: Mutex::new(decider),
+            holds,
+        }
+    }
+
+    fn set_holds(&self) {
+        for h in &self.holds {
+            h.set(|k| self.host_of(k));
         }
     }
 
@@ -87,6 +139,7 @@ impl Regroup {
     /// Section `k` drives itself from now on (its host has retired).
     pub(super) fn drive_yourself(&self, k: usize) {
         self.want[k].store(k, Ordering::Relaxed);
+        self.set_holds();
     }
 
     /// Section `k` has been busy `busy` so far.
@@ -100,8 +153,11 @@ impl Regroup {
     }
 
     /// Decide if nobody else is; whether the wanted groups changed (the
-    /// caller wakes the sections, so parked drivers see them).
-    pub(super) fn decide(&self) -> bool {
+    /// caller wakes the sections, so parked drivers see them). A run that
+    /// `streams` (a service, whose items arrive over time) groups by the
+    /// share of the window its threads were busy (`service_groups`); any
+    /// other run by the work alone.
+    pub(super) fn decide(&self, streaming: bool) -> bool {
         let Ok(mut d) = self.decider.try_lock() else { return false };
         let now = self.start.elapsed();
         if (now.as_nanos() as u64) < self.next_at.load(Ordering::Relaxed) {
@@ -110,22 +166,33 @@ impl Regroup {
         let busy: Vec<u64> = self.busy.iter().map(|b| b.load(Ordering::Relaxed)).collect();
         let loads: Vec<f64> = busy.iter().zip(&d.last).map(|(b, l)| b.saturating_sub(*l) as f64).collect();
         let work = loads.iter().sum::<f64>();
-        if work == 0.0 || (!self.eager && work < MIN_WORK.as_nanos() as f64) {
+        // A service's light window is what fuses it: no minimum of work.
+        if work == 0.0 || (!self.eager && !streaming && work < MIN_WORK.as_nanos() as f64) {
             self.next_at.store((now + d.window).as_nanos() as u64, Ordering::Relaxed);
             return false;
         }
+        let span = now.saturating_sub(d.since);
         d.last = busy;
+        d.since = now;
         d.window = (d.window * 2).min(LAST_WINDOW);
         self.next_at.store((now + d.window).as_nanos() as u64, Ordering::Relaxed);
         let hosts: Vec<usize> = (0..self.want.len()).map(|k| self.host_of(k)).collect();
-        let new = contiguous_groups(&loads, self.threads);
+        let new = match (streaming, self.eager) {
+            (false, _) => Some(contiguous_groups(&loads, self.threads)),
+            (true, false) => service_groups(&loads, &hosts, span.as_nanos() as f64, self.threads),
+            // The tests' chaos: fuse and spread by turns.
+            (true, true) if hosts.iter().enumerate().skip(1).any(|(k, &h)| k == h) => Some(vec![0; hosts.len()]),
+            (true, true) => Some(contiguous_groups(&loads, self.threads)),
+        };
+        let Some(new) = new else { return false };
         let (before, after) = (bottleneck(&loads, &hosts), bottleneck(&loads, &new));
-        if new == hosts || (!self.eager && after > before * GAIN) {
+        if new == hosts || (!self.eager && !streaming && after > before * GAIN) {
             return false;
         }
         for (w, &h) in self.want.iter().zip(&new) {
             w.store(h, Ordering::Relaxed);
         }
+        self.set_holds();
         let ns = |x: f64| Duration::from_nanos(x as u64);
         tracing::info!(
             target: "ohua::recut",
@@ -133,9 +200,17 @@ impl Regroup {
             hosts = ?new,
             busiest_before_ms = before / 1e6,
             busiest_after_ms = after / 1e6,
+            window_ms = span.as_secs_f64() * 1e3,
+            streaming,
             "sections regrouped by their measured busy time"
         );
-        d.decisions.push(RecutDecision { at: now, hosts: new, busiest_before: ns(before), busiest_after: ns(after) });
+        d.decisions.push(RecutDecision {
+            at: now,
+            hosts: new,
+            busiest_before: ns(before),
+            busiest_after: ns(after),
+            window: span,
+        });
         true
     }
 
@@ -151,12 +226,12 @@ mod tests {
 
     #[test]
     fn a_window_with_two_heavy_sections_on_one_thread_gives_each_its_own() {
-        let r = Regroup::new(2, &[0, 0, 2, 2], false);
+        let r = Regroup::new(2, &[0, 0, 2, 2], false, Vec::new());
         for (k, ms) in [10, 10, 1, 1].into_iter().enumerate() {
             r.publish(k, Duration::from_millis(ms));
         }
         std::thread::sleep(FIRST_WINDOW);
-        assert!(r.decide(), "the busiest thread goes from 20 to 12 ms");
+        assert!(r.decide(false), "the busiest thread goes from 20 to 12 ms");
         assert_eq!((0..4).map(|k| r.host_of(k)).collect::<Vec<_>>(), vec![0, 1, 1, 1]);
         let d = r.decisions();
         assert_eq!(
@@ -167,19 +242,69 @@ mod tests {
 
     #[test]
     fn no_decision_before_the_window_nor_without_enough_work_nor_for_a_small_gain() {
-        let r = Regroup::new(2, &[0, 0, 2, 2], false);
+        let r = Regroup::new(2, &[0, 0, 2, 2], false, Vec::new());
         r.publish(0, Duration::from_millis(10));
-        assert!(!r.decide(), "before the first window");
-        let r = Regroup::new(2, &[0, 0, 2, 2], false);
+        assert!(!r.decide(false), "before the first window");
+        let r = Regroup::new(2, &[0, 0, 2, 2], false, Vec::new());
         r.publish(0, Duration::from_micros(100));
         std::thread::sleep(FIRST_WINDOW);
-        assert!(!r.decide(), "0.1 ms of work says little");
-        let r = Regroup::new(2, &[0, 0, 2, 2], false);
+        assert!(!r.decide(false), "0.1 ms of work says little");
+        let r = Regroup::new(2, &[0, 0, 2, 2], false, Vec::new());
         for (k, ms) in [10, 9, 10, 9].into_iter().enumerate() {
             r.publish(k, Duration::from_millis(ms));
         }
         std::thread::sleep(FIRST_WINDOW);
-        assert!(!r.decide(), "already balanced");
+        assert!(!r.decide(false), "already balanced");
         assert!(r.decisions().is_empty());
+    }
+
+    #[test]
+    fn a_service_at_light_load_fuses_its_sections_and_its_loop_entry_honours_the_hold() {
+        // The loop's entry in section 0, its cycle in section 3: apart at
+        // the start, so the entry may block its thread; on one thread it
+        // must not.
+        let r = Regroup::new(2, &[0, 0, 2, 2], false, vec![HoldFollow::new(0, vec![3], &[0, 0, 2, 2])]);
+        let hold = r.holds[0].flag();
+        assert!(!hold.load(Ordering::Relaxed));
+        for (k, us) in [100, 100, 20, 20].into_iter().enumerate() {
+            r.publish(k, Duration::from_micros(us));
+        }
+        std::thread::sleep(FIRST_WINDOW);
+        assert!(!r.decide(false), "a batch run wants more work than 0.24 ms");
+        std::thread::sleep(FIRST_WINDOW * 2);
+        assert!(r.decide(true), "a service busy 240 µs of 6 ms fuses");
+        assert_eq!((0..4).map(|k| r.host_of(k)).collect::<Vec<_>>(), vec![0; 4]);
+        assert!(hold.load(Ordering::Relaxed), "the cycle is on the entry's thread now");
+        let d = &r.decisions()[0];
+        assert!(d.window >= FIRST_WINDOW * 3, "the window measured: {d}");
+    }
+
+    #[test]
+    fn a_loaded_service_spreads_its_sections_and_its_loop_entry_reads_ahead_again() {
+        let r = Regroup::new(2, &[0; 4], false, vec![HoldFollow::new(0, vec![3], &[0; 4])]);
+        let hold = r.holds[0].flag();
+        assert!(hold.load(Ordering::Relaxed));
+        // 1.8 ms of work per 2 ms window on one thread.
+        for (k, us) in [800, 800, 100, 100].into_iter().enumerate() {
+            r.publish(k, Duration::from_micros(us));
+        }
+        std::thread::sleep(FIRST_WINDOW);
+        assert!(r.decide(true));
+        assert_eq!((0..4).map(|k| r.host_of(k)).collect::<Vec<_>>(), vec![0, 1, 1, 1]);
+        assert!(!hold.load(Ordering::Relaxed), "the cycle is on another thread now");
+    }
+
+    #[test]
+    fn the_tests_eager_regrouping_fuses_and_spreads_a_service_by_turns() {
+        let r = Regroup::new(2, &[0, 0, 2, 2], true, Vec::new());
+        let hosts = |r: &Regroup| (0..4).map(|k| r.host_of(k)).collect::<Vec<_>>();
+        for round in 1..=4u64 {
+            for k in 0..4 {
+                r.publish(k, Duration::from_micros(10 * round * (k as u64 + 1)));
+            }
+            assert!(r.decide(true), "round {round}");
+            let fused = hosts(&r).iter().all(|&h| h == 0);
+            assert_eq!(fused, round % 2 == 1, "round {round}: {:?}", hosts(&r));
+        }
     }
 }

@@ -131,9 +131,14 @@ impl<'a> Prepared<'a> {
             attach(graph, control, &mut built.nodes, &mut built.extras);
         }
         let (plan, fused_into, elastic, link_times) = (built.plan, built.fused_into, built.elastic, built.link_times);
+        let holds = built.holds;
         let regroup = match &plan.recut {
-            Some(Recut::Measured { threads, start }) => Some(std::sync::Arc::new(Regroup::new(*threads, start, false))),
-            Some(Recut::Eager { threads, start }) => Some(std::sync::Arc::new(Regroup::new(*threads, start, true))),
+            Some(Recut::Measured { threads, start }) => {
+                Some(std::sync::Arc::new(Regroup::new(*threads, start, false, holds)))
+            }
+            Some(Recut::Eager { threads, start }) => {
+                Some(std::sync::Arc::new(Regroup::new(*threads, start, true, holds)))
+            }
             _ => None,
         };
         let sections = assign(graph, &plan, &regroup, parkers, flags, built.nodes, built.extras);

@@ -38,14 +38,7 @@ impl fmt::Display for RunReport {
             writeln!(f)?;
         }
         for r in &self.recuts {
-            writeln!(
-                f,
-                "re-cut at {:.1} ms: each section's host {:?}; the busiest thread's window {:.2} ms -> {:.2} ms",
-                r.at.as_secs_f64() * 1e3,
-                r.hosts,
-                r.busiest_before.as_secs_f64() * 1e3,
-                r.busiest_after.as_secs_f64() * 1e3
-            )?;
+            writeln!(f, "{r}")?;
         }
         let mut rows: Vec<_> = self.nodes.iter().collect();
         // Busiest first; ties by name so the table is deterministic.
