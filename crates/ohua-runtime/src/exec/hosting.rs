@@ -176,7 +176,7 @@ impl<'a> Section<'a> {
         if now >= hosted.publish_at {
             hosted.publish_at = now + clock.ticks_of_nanos(PUBLISH_EVERY.as_nanos() as u64);
             for part in std::iter::once(self).chain(hosted.guests.iter().map(|&g| &peers[g])) {
-                r.publish(part.index, part.busy(clock));
+                r.add_busy(part.index, part.take_busy(clock));
             }
             if r.due() && r.decide(shared.streaming()) {
                 // Parked drivers must see what is wanted of them.
@@ -196,14 +196,16 @@ impl<'a> Section<'a> {
         }
     }
 
-    /// The busy time of this section's tasks so far, as measured (tasks
-    /// pinned to a stuck thread left out: their counters are that thread's).
-    fn busy(&self, clock: &StepClock) -> std::time::Duration {
+    /// The busy time of this section's tasks since the last call
+    /// (`Counters::take_busy`); tasks pinned to a stuck thread are left
+    /// out (their counters are that thread's) and counted once they are
+    /// back.
+    fn take_busy(&self, clock: &StepClock) -> std::time::Duration {
         let mut sum = std::time::Duration::ZERO;
         for slot in self.tasks.iter().filter(|s| !s.pinned.load(Ordering::Acquire)) {
             // SAFETY: unpinned tasks belong to the driver stepping this
             // section, and the caller is it, between steps.
-            sum += unsafe { &*slot.task.get() }.counters.busy(clock);
+            sum += unsafe { &mut *slot.task.get() }.counters.take_busy(clock);
         }
         sum
     }

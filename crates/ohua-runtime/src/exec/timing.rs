@@ -123,6 +123,8 @@ pub(crate) struct Counters {
     timed_ticks: u64,
     /// At least [`COARSE_FIRING`] per firing, as last measured.
     coarse: bool,
+    /// Firings already counted by [`Counters::take_busy`].
+    taken_firings: u64,
 }
 
 impl Counters {
@@ -166,6 +168,23 @@ impl Counters {
         };
         let per_firing = (self.timed_ticks / self.timed_firings).max(1);
         usize::try_from(slice / per_firing).unwrap_or(usize::MAX).clamp(1, batch)
+    }
+
+    /// The busy time of the firings since the last call, at the cost per
+    /// firing measured so far: a run that re-cuts adds these up per
+    /// window (`recut.rs`). Unlike differences of [`Counters::busy`],
+    /// which values all past firings at the latest cost, a change of cost
+    /// does not revalue the past (under overload, a preempted timed step
+    /// made a window of 64 ms look 266 ms busy). Firings before the first
+    /// timed step wait until it.
+    pub(crate) fn take_busy(&mut self, clock: &StepClock) -> Duration {
+        if self.timed_firings == 0 {
+            return Duration::ZERO;
+        }
+        let new = self.firings - self.taken_firings;
+        self.taken_firings = self.firings;
+        let ticks = u128::from(self.timed_ticks) * u128::from(new) / u128::from(self.timed_firings);
+        clock.clock.delta(0, u64::try_from(ticks).unwrap_or(u64::MAX))
     }
 
     /// Estimated busy time: the timed steps' cost per firing times all firings.
@@ -261,6 +280,24 @@ mod tests {
         let mut cheap = Counters::default();
         cheap.record_timed(1000, ticks_for(&clock.clock, Duration::from_micros(100)), clock);
         assert_eq!(cheap.budget(1024, clock, true), 1024);
+    }
+
+    #[test]
+    fn busy_time_taken_by_windows_values_each_windows_firings_at_the_cost_known_then() {
+        let clock = clock();
+        let us = |n: u64| ticks_for(&clock.clock, Duration::from_micros(n));
+        let mut c = Counters::default();
+        c.record_untimed(5);
+        assert_eq!(c.take_busy(clock), Duration::ZERO, "no cost measured yet");
+        c.record_timed(5, 5 * us(1), clock);
+        let first = c.take_busy(clock).as_nanos();
+        assert!((9_900..=10_100).contains(&first), "10 firings at 1 µs each: {first} ns");
+        // The cost per firing rises to 7 µs (105 µs over 15 timed
+        // firings): only the new firings are valued at it.
+        c.record_timed(10, 100 * us(1), clock);
+        let second = c.take_busy(clock).as_nanos();
+        assert!((69_000..=71_000).contains(&second), "10 firings at 7 µs: {second} ns");
+        assert_eq!(c.take_busy(clock), Duration::ZERO, "nothing new");
     }
 
     #[test]
