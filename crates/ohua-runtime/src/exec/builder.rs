@@ -182,17 +182,19 @@ impl<'a> Builder<'a> {
             self.last_cycle = Some((head, self.graph.loop_cycle(head)));
         }
         let cycle = self.last_cycle.as_ref().map_or(&[][..], |(_, c)| c.as_slice());
-        let mut sections: Vec<usize> =
-            cycle.iter().enumerate().filter(|(_, &on)| on).map(|(node, _)| self.plan.section_of[node]).collect();
-        sections.sort_unstable();
-        sections.dedup();
+        let on_cycle = cycle.iter().enumerate().filter(|(_, &on)| on).map(|(node, _)| self.plan.section_of[node]);
         if let Some(Recut::Measured { start, .. } | Recut::Eager { start, .. }) = &self.plan.recut {
+            let mut sections: Vec<usize> = on_cycle.collect();
+            sections.sort_unstable();
+            sections.dedup();
             let follow = HoldFollow::new(section, sections, start);
             let flag = follow.flag();
             self.holds.push(follow);
             return Hold::While(flag);
         }
-        if sections.contains(&section) {
+        // Every call builds its arcs: no allocation here.
+        let mut on_cycle = on_cycle;
+        if on_cycle.any(|s| s == section) {
             Hold::Honoured
         } else {
             Hold::Ignored
