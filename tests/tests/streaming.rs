@@ -480,20 +480,29 @@ fn trickle_burst_trickle<R>(
     out
 }
 
-/// `running` with the answers counted against the items taken.
-#[algorithm]
-fn running_counted(items: Counted, taken: std::sync::Arc<std::sync::atomic::AtomicU64>) -> (Vec<u64>, Vec<u64>) {
-    let mut acc = Acc::new();
-    let mut backlog = Backlog::new(taken);
-    let mut sums = Vec::new();
-    for id in items {
-        acc.add(id);
-        let r = acc.get(id);
-        backlog.answer(r);
-        sums.push(r.1);
-    }
-    (sums, backlog.into_ahead())
+/// `running` with the answers counted against the items taken; one copy
+/// per name, so a test can have a graph whose run is its first.
+macro_rules! running_counted {
+    ($name:ident) => {
+        #[algorithm]
+        fn $name(items: Counted, taken: std::sync::Arc<std::sync::atomic::AtomicU64>) -> (Vec<u64>, Vec<u64>) {
+            let mut acc = Acc::new();
+            let mut backlog = Backlog::new(taken);
+            let mut sums = Vec::new();
+            for id in items {
+                acc.add(id);
+                let r = acc.get(id);
+                backlog.answer(r);
+                sums.push(r.1);
+            }
+            (sums, backlog.into_ahead())
+        }
+    };
 }
+
+running_counted!(running_counted);
+// For the test of a first run (below).
+running_counted!(running_counted_first);
 
 /// Regression (issue 21, part 1): a steady stream into a loop that carries
 /// a state. The loop entry blocked its section in `next()` while the loop's
@@ -524,22 +533,6 @@ fn a_loop_that_carries_a_state_drains_a_backlog_while_items_trickle_in() {
         let median = sorted[sorted.len() / 2];
         assert!(median <= 3, "{name}: the loop had taken a median of {median} items beyond each answer: {ahead:?}");
     }
-}
-
-/// `running_counted` for the test below: a graph of its own, so its run is
-/// the graph's first in the process whatever ran before.
-#[algorithm]
-fn running_counted_first(items: Counted, taken: std::sync::Arc<std::sync::atomic::AtomicU64>) -> (Vec<u64>, Vec<u64>) {
-    let mut acc = Acc::new();
-    let mut backlog = Backlog::new(taken);
-    let mut sums = Vec::new();
-    for id in items {
-        acc.add(id);
-        let r = acc.get(id);
-        backlog.answer(r);
-        sums.push(r.1);
-    }
-    (sums, backlog.into_ahead())
 }
 
 /// The test above for a service's first run under `auto`: cut finer than
