@@ -8,10 +8,10 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use crossbeam_channel::bounded;
-use ohua::{algorithm, Deployment, SectionRule, SectionStrategy};
+use ohua::{algorithm, Deployment, SectionStrategy};
 use timely::dataflow::operators::{Inspect, Map, ToStream};
 
-use crate::common::{header, interleaved, row, stage, Variant};
+use crate::common::{calls_in_site_order, header, interleaved, row, stage, two_sections_after, Variant};
 
 const ITEMS: u64 = 1_000_000;
 const STAGES: usize = 20;
@@ -112,30 +112,10 @@ fn timely_1(xs: Vec<u64>) -> Vec<u64> {
 /// names are discovered from a profiled run on a tiny input.
 fn two_sections() -> Deployment {
     let (_, reports) = ohua::profile(|| chain20(vec![1, 2, 3]));
-    let mut names: Vec<(u64, &str)> = reports[0]
-        .nodes
-        .iter()
-        .filter(|n| n.name.contains("/stage#"))
-        .map(|n| (n.name.rsplit('#').next().and_then(|k| k.parse().ok()).unwrap_or(u64::MAX), n.name))
-        .collect();
-    names.sort();
+    let names = calls_in_site_order(&reports[0], "/stage#");
     assert_eq!(names.len(), STAGES, "expected {STAGES} stage operators, got {names:?}");
-    let mut first: Vec<String> = names[..STAGES / 2].iter().map(|(_, n)| format!("^{}$", regex_escape(n))).collect();
-    first.push("^chain20/(xs#arg|tick@[0-9]+|smap@[0-9]+)$".into());
-    Deployment::default().workers(2).sections(SectionStrategy::Rules(vec![
-        SectionRule::new(first).expect("valid regex"),
-        SectionRule::new([".*"]).expect("valid regex"),
-    ]))
-}
-
-fn regex_escape(s: &str) -> String {
-    s.chars().fold(String::new(), |mut acc, c| {
-        if "\\.+*?()|[]{}^$".contains(c) {
-            acc.push('\\');
-        }
-        acc.push(c);
-        acc
-    })
+    let input = "^chain20/(xs#arg|tick@[0-9]+|smap@[0-9]+)$";
+    Deployment::default().workers(2).sections(two_sections_after(&names[..STAGES / 2], input))
 }
 
 pub fn run() {

@@ -159,3 +159,38 @@ pub fn interleaved<I, R>(
         })
         .collect()
 }
+
+/// Two sections by rules: the operators `first` (exact names), with the
+/// loop's input side (`input`, a pattern of the arguments and loop
+/// operators), in one; everything else in the other.
+pub fn two_sections_after(first: &[String], input: &str) -> ohua::SectionStrategy {
+    let mut patterns: Vec<String> = first.iter().map(|n| format!("^{}$", regex_escape(n))).collect();
+    patterns.push(input.into());
+    ohua::SectionStrategy::Rules(vec![
+        ohua::SectionRule::new(patterns).expect("valid regex"),
+        ohua::SectionRule::new([".*"]).expect("valid regex"),
+    ])
+}
+
+/// The names of a run's operators whose name contains `part` (a call's
+/// `/function#`), in the order of their call sites.
+pub fn calls_in_site_order(report: &ohua::RunReport, part: &str) -> Vec<String> {
+    let mut names: Vec<(u64, &str)> = report
+        .nodes
+        .iter()
+        .filter(|n| n.name.contains(part))
+        .map(|n| (n.name.rsplit('#').next().and_then(|k| k.parse().ok()).unwrap_or(u64::MAX), n.name))
+        .collect();
+    names.sort();
+    names.into_iter().map(|(_, n)| n.to_string()).collect()
+}
+
+fn regex_escape(s: &str) -> String {
+    s.chars().fold(String::new(), |mut acc, c| {
+        if "\\.+*?()|[]{}^$".contains(c) {
+            acc.push('\\');
+        }
+        acc.push(c);
+        acc
+    })
+}

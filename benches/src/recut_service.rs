@@ -24,9 +24,9 @@
 use std::sync::mpsc::{Receiver, Sender};
 use std::time::{Duration, Instant};
 
-use ohua::{algorithm, Deployment, SectionRule, SectionStrategy};
+use ohua::{algorithm, Deployment, SectionStrategy};
 
-use crate::common::{header, mix, rounds_for, setting};
+use crate::common::{calls_in_site_order, header, mix, rounds_for, setting, two_sections_after};
 use crate::elastic_load::{percentile, run_after, Replies, Req, Schedule, Serve, Sla, Tally};
 
 /// Work per request, all four stages.
@@ -102,20 +102,9 @@ fn count_cut() -> SectionStrategy {
     let (_, rx) = std::sync::mpsc::channel::<Req>();
     let (tx, _) = std::sync::mpsc::channel::<Req>();
     let (_, reports) = ohua::profile(|| serve_count(rx, tx, 1));
-    let mut steps: Vec<(u64, &str)> = reports[0]
-        .nodes
-        .iter()
-        .filter(|n| n.name.contains("/step#"))
-        .map(|n| (n.name.rsplit('#').next().and_then(|k| k.parse().ok()).unwrap_or(u64::MAX), n.name))
-        .collect();
-    steps.sort();
+    let steps = calls_in_site_order(&reports[0], "/step#");
     assert_eq!(steps.len(), 4, "four stages: {steps:?}");
-    let mut first: Vec<String> = steps[..2].iter().map(|(_, n)| format!("^{n}$")).collect();
-    first.push("^serve_count/(rx#arg|tx#arg|unit#arg|tick@[0-9]+|smap@[0-9]+)$".into());
-    SectionStrategy::Rules(vec![
-        SectionRule::new(first).expect("valid regex"),
-        SectionRule::new([".*"]).expect("valid regex"),
-    ])
+    two_sections_after(&steps[..2], "^serve_count/(rx#arg|tx#arg|unit#arg|tick@[0-9]+|smap@[0-9]+)$")
 }
 
 pub fn run_bench() {

@@ -183,16 +183,21 @@ impl Counters {
         }
         let new = self.firings - self.taken_firings;
         self.taken_firings = self.firings;
-        let ticks = u128::from(self.timed_ticks) * u128::from(new) / u128::from(self.timed_firings);
-        clock.clock.delta(0, u64::try_from(ticks).unwrap_or(u64::MAX))
+        self.cost_of(new, clock)
     }
 
     /// Estimated busy time: the timed steps' cost per firing times all firings.
     pub(crate) fn busy(&self, clock: &StepClock) -> Duration {
+        self.cost_of(self.firings, clock)
+    }
+
+    /// `firings` at the timed steps' cost per firing (nothing before the
+    /// first timed step).
+    fn cost_of(&self, firings: u64, clock: &StepClock) -> Duration {
         if self.timed_firings == 0 {
             return Duration::ZERO;
         }
-        let ticks = u128::from(self.timed_ticks) * u128::from(self.firings) / u128::from(self.timed_firings);
+        let ticks = u128::from(self.timed_ticks) * u128::from(firings) / u128::from(self.timed_firings);
         clock.clock.delta(0, u64::try_from(ticks).unwrap_or(u64::MAX))
     }
 }
