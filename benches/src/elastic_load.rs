@@ -270,6 +270,16 @@ impl Tally {
                 println!("      {d}");
             }
         }
+        if !report.recuts.is_empty() {
+            let recuts: Vec<String> =
+                self.per_step(report.recuts.iter().map(|r| r.at)).iter().map(usize::to_string).collect();
+            println!("    sections re-cut per step: {}", recuts.join(", "));
+            // RECUT_DECISIONS=n: the first n re-cuts.
+            let shown = std::env::var("RECUT_DECISIONS").ok().and_then(|v| v.parse().ok()).unwrap_or(0);
+            for r in report.recuts.iter().take(shown) {
+                println!("      {r}");
+            }
+        }
         if is_fixed {
             self.fixed.push(step_met.into_iter().zip(cores).collect());
         } else {
@@ -279,10 +289,15 @@ impl Tally {
 
     /// Decisions of the run's elastic operators, binned by step.
     fn decisions_per_step(&self, report: &ohua::RunReport) -> Vec<usize> {
+        self.per_step(report.nodes.iter().flat_map(|n| &n.decisions).map(|d| d.at))
+    }
+
+    /// Moments of the run binned by step.
+    fn per_step(&self, moments: impl Iterator<Item = std::time::Duration>) -> Vec<usize> {
         let steps = self.load.steps.len();
         let mut per_step = vec![0; steps];
-        for d in report.nodes.iter().flat_map(|n| &n.decisions) {
-            per_step[((d.at.as_secs_f64() / self.load.step_secs) as usize).min(steps - 1)] += 1;
+        for at in moments {
+            per_step[((at.as_secs_f64() / self.load.step_secs) as usize).min(steps - 1)] += 1;
         }
         per_step
     }

@@ -41,8 +41,7 @@ pub(super) fn per_run(depth: u16) -> f64 {
 pub(super) fn split(graph: &GraphInfo, workers: usize, costs: Option<&[f64]>) -> Vec<usize> {
     let n = graph.nodes.len();
     let mut section_of = vec![0; n];
-    let k = workers.min(n);
-    if k <= 1 {
+    if workers.min(n) <= 1 {
         return section_of;
     }
     let order = graph.topological_order();
@@ -50,30 +49,47 @@ pub(super) fn split(graph: &GraphInfo, workers: usize, costs: Option<&[f64]>) ->
         Some(c) if c.len() == n && c.iter().sum::<f64>() > 0.0 => order.iter().map(|&i| c[i]).collect(),
         _ => order.iter().map(|&i| weight(graph.nodes[i].kind) * per_run(graph.nodes[i].depth)).collect(),
     };
+    for (&node, chunk) in order.iter().zip(chunks(&w, workers)) {
+        section_of[node] = chunk;
+    }
+    section_of
+}
+
+/// The chunk of every position when splitting weights `w` (in order) into
+/// at most `k` non-empty contiguous chunks of about equal weight: each
+/// chunk takes the next item only if that lands it closer to an equal
+/// share of what is left.
+pub(super) fn chunks(w: &[f64], k: usize) -> Vec<usize> {
+    let n = w.len();
+    let mut chunk_of = vec![0; n];
+    let k = k.min(n);
+    if k <= 1 {
+        return chunk_of;
+    }
     let mut remaining: f64 = w.iter().sum();
     let mut idx = 0;
     for chunk in 0..k {
         let chunks_left = k - chunk;
         if chunks_left == 1 {
-            // The last chunk takes whatever is left (at least one node, as
+            // The last chunk takes whatever is left (at least one item, as
             // every earlier chunk stopped early enough to leave one each).
-            for &node in &order[idx..] {
-                section_of[node] = chunk;
+            for c in &mut chunk_of[idx..] {
+                *c = chunk;
             }
             break;
         }
         let target = remaining / chunks_left as f64;
-        // Leave at least one node for each later chunk.
+        // Leave at least one item for each later chunk.
         let max_end = n - (chunks_left - 1);
         let mut taken = 0.0;
         loop {
-            section_of[order[idx]] = chunk;
+            chunk_of[idx] = chunk;
             taken += w[idx];
             idx += 1;
             if idx >= max_end {
                 break;
             }
-            // Take the next node only if that lands closer to the target
+            // Take the next item only if that lands closer to the target
             // than stopping here.
             if taken + w[idx] - target > target - taken {
                 break;
@@ -81,7 +97,7 @@ pub(super) fn split(graph: &GraphInfo, workers: usize, costs: Option<&[f64]>) ->
         }
         remaining -= taken;
     }
-    section_of
+    chunk_of
 }
 
 #[cfg(test)]

@@ -72,9 +72,12 @@ pub struct Plan {
     pub scaling: Scaling,
     /// Whether the run re-cuts its sections while it goes on (one
     /// section's thread steps another's operators for a while, then lets
-    /// them go): random sections at drawn moments (the tests' chaos), and
-    /// an `auto` first run with nothing to replicate by measured cost.
-    /// Runs that fetch from data sources never re-cut.
+    /// them go): random sections at drawn moments (the tests' chaos); by
+    /// measured cost an `auto` first run, and every `auto` run whose
+    /// replicas follow the load (`replicas = "elastic"`), if cut finer
+    /// than its threads ([`Recut::Measured`], or [`Recut::Streaming`] where
+    /// it has elastic replicas). Runs that fetch from data sources never
+    /// re-cut.
     pub recut: Option<Recut>,
 }
 
@@ -179,7 +182,7 @@ pub fn plan(graph: &GraphInfo, d: &Deployment) -> Plan {
         other => by_strategy(graph, other),
     };
     unmatched::planned(graph.algorithm, own, &d.sections);
-    let (mut raw, replicas, placement) = replicate(graph, d, raw, automatic, first, measured);
+    let (mut raw, replicas, drawn) = replicate(graph, d, raw, automatic, first, measured);
     let fetches = graph.nodes.iter().any(|n| n.kind == crate::graph::OpKind::Await);
     let mut chaos = match strategy {
         SectionStrategy::Random { seed, .. } if !fetches => Some(*seed),
@@ -187,8 +190,10 @@ pub fn plan(graph: &GraphInfo, d: &Deployment) -> Plan {
     };
     let mut recut = None;
     // A first run with nothing to replicate is cut finer than its threads
-    // and regroups by measured cost while it runs (`recut.rs`).
-    if automatic && first && !fetches && replicas.iter().all(|&r| r == 1) {
+    // and regroups by measured cost while it runs (`recut.rs`); so is
+    // every run that follows its load (`replicas = "elastic"`).
+    let follow = first || matches!(d.replicas, Replication::Elastic);
+    if automatic && follow && !fetches && replicas.iter().all(|&r| r == 1) {
         if let Some((fine, r)) = recut::fine_cut(graph, d.workers) {
             raw = fine;
             recut = Some(r);
@@ -196,6 +201,24 @@ pub fn plan(graph: &GraphInfo, d: &Deployment) -> Plan {
         }
     }
     let elastic = elastic(graph, d, &replicas, automatic && first);
+    // A run whose replicas open by their measured load is cut finer too:
+    // its pipeline regroups by load once it streams (`recut.rs`).
+    let follows_load = elastic.iter().any(|e| matches!(e, Some(Opening::Measured | Opening::Load)));
+    if automatic && !fetches && drawn.is_none() && follows_load {
+        if let Some((fine, start)) = recut::refine(graph, &raw, d.workers) {
+            let pipeline = start.len();
+            let threads = d.workers;
+            raw = fine;
+            recut = Some(Recut::Streaming { threads, start, pipeline });
+        }
+    }
+    let placement = drawn.unwrap_or_else(|| place(&raw, &replicas));
+    if let Some(Recut::Streaming { start, .. }) = &mut recut {
+        // The replicas' own sections host themselves: replica k > 0 of
+        // every replicated node runs in the k-th after the pipeline's.
+        let all = start.len() + placement.iter().map(|p| p.len().saturating_sub(1)).max().unwrap_or(0);
+        start.extend(start.len()..all);
+    }
     let n = graph.nodes.len();
     let (section_of, sections, replica_sections) = if placement.iter().all(Vec::is_empty) {
         // The common case, kept cheap: a plan is made at every call.
@@ -234,9 +257,10 @@ pub fn plan(graph: &GraphInfo, d: &Deployment) -> Plan {
     }
 }
 
-/// Replica counts per node and the (uncompacted) section of every replica
-/// of a replicated node, given the nodes' sections `raw`; `auto`
+/// Replica counts per node given the nodes' sections `raw`; `auto`
 /// replication may re-form the stages, so the sections are returned too.
+/// Random replicas also return the (uncompacted) section of every replica
+/// of a replicated node, as drawn; other replicas are placed by [`place`].
 ///
 /// `first`: `auto` plans a graph no run has measured; its replicas, if
 /// any, are elastic ([`stages::prior`]).
@@ -247,7 +271,7 @@ fn replicate(
     automatic: bool,
     first: bool,
     measured: Option<learned::Measured>,
-) -> (Vec<usize>, Vec<usize>, Vec<Vec<usize>>) {
+) -> (Vec<usize>, Vec<usize>, Option<Vec<Vec<usize>>>) {
     let n = graph.nodes.len();
     let replicable = |id: usize| graph.nodes[id].replicable;
     let mut replicas = vec![1; n];
@@ -294,19 +318,25 @@ fn replicate(
                         std::iter::once(raw[id]).chain((1..replicas[id]).map(|_| rng.gen_range(0..bound))).collect();
                 }
             }
-            return (raw, replicas, placement);
+            return (raw, replicas, Some(placement));
         }
     }
-    // Replica 0 shares its node's section; replica k > 0 of every
-    // replicated node runs in the k-th extra section.
+    (raw, replicas, None)
+}
+
+/// The (uncompacted) section of every replica of a replicated node:
+/// replica 0 shares its node's section in `raw`; replica k > 0 of every
+/// replicated node runs in the k-th section after `raw`'s.
+fn place(raw: &[usize], replicas: &[usize]) -> Vec<Vec<usize>> {
     let base = raw.iter().max().map_or(0, |m| m + 1);
-    let placement = (0..n)
-        .map(|id| match replicas[id] {
+    replicas
+        .iter()
+        .enumerate()
+        .map(|(id, &r)| match r {
             1 => Vec::new(),
             r => std::iter::once(raw[id]).chain((1..r).map(|k| base + k - 1)).collect(),
         })
-        .collect();
-    (raw, replicas, placement)
+        .collect()
 }
 
 /// Which replicated nodes are elastic ([`Plan::elastic`]): all of `auto`'s

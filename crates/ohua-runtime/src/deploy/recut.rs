@@ -39,6 +39,24 @@ pub enum Recut {
         /// The host of each section at the start.
         start: Vec<usize>,
     },
+    /// A run with elastic replicas (`replicas = "elastic"`, or a first run
+    /// whose replicas open once measured): its pipeline is cut finer than
+    /// its threads ([`refine`]), sections `0..pipeline`, each starting
+    /// hosted as the coarser cut would group it; once the run streams (a
+    /// service) those sections regroup by the share of each window their
+    /// threads were busy, as a service without replicas does. The
+    /// replicas' own sections (`pipeline..`) keep their threads: their
+    /// lanes open and close by the scaling policy. A batch run keeps its
+    /// start groups (its replicas spread its heavy piece already).
+    Streaming {
+        /// Threads the pipeline's sections share (the deployment's workers).
+        threads: usize,
+        /// The host of each section at the start (every section, the
+        /// replicas' own included: those host themselves).
+        start: Vec<usize>,
+        /// How many of the sections, from the first, are the pipeline's.
+        pipeline: usize,
+    },
     /// Random sections (the tests' chaos), half of the seeds: the measured
     /// regrouping of [`Recut::Measured`] without its minimum window, work
     /// and gain, so its decisions come early and often, from noise.
@@ -82,6 +100,45 @@ pub(super) fn fine_cut(graph: &GraphInfo, workers: usize) -> Option<(Vec<usize>,
     }
     let start = contiguous_groups(&guess, workers);
     Some((raw, Recut::Measured { threads: workers, start }))
+}
+
+/// A run with elastic replicas cut finer than its threads, if its loops
+/// have more calls than `workers`: every section of the coarser cut `raw`
+/// (indexed by node; replicas are placed after) split into contiguous
+/// pieces of its nodes in topological order, about `FINER` per worker in
+/// all, a section's share by its calls in loops. Returns the finer
+/// section of every node (numbered `0..`, in the coarser sections' order)
+/// and the host of each finer section at the start: the first piece of
+/// its coarser section, so the run starts with the coarser cut's groups.
+pub(super) fn refine(graph: &GraphInfo, raw: &[usize], workers: usize) -> Option<(Vec<usize>, Vec<usize>)> {
+    let in_loop = |id: usize| graph.nodes[id].kind == OpKind::Call && graph.nodes[id].depth > 0;
+    let calls = (0..graph.nodes.len()).filter(|&id| in_loop(id)).count();
+    let coarse = raw.iter().max().map_or(0, |m| m + 1);
+    let k = (FINER * workers).min(calls);
+    if workers < 2 || k <= coarse {
+        return None;
+    }
+    // Each coarser section's nodes in topological order.
+    let mut members = vec![Vec::new(); coarse];
+    for id in graph.topological_order() {
+        members[raw[id]].push(id);
+    }
+    let mut fine = vec![0; raw.len()];
+    let mut start = Vec::with_capacity(k);
+    for nodes in members.iter().filter(|m| !m.is_empty()) {
+        let own = nodes.iter().filter(|&&id| in_loop(id)).count();
+        let pieces = (k * own).div_ceil(calls).max(1);
+        let weights: Vec<f64> =
+            nodes.iter().map(|&id| auto::weight(graph.nodes[id].kind) * auto::per_run(graph.nodes[id].depth)).collect();
+        let first = start.len();
+        let piece_of = auto::chunks(&weights, pieces);
+        for (&id, &piece) in nodes.iter().zip(&piece_of) {
+            fine[id] = first + piece;
+        }
+        let made = piece_of.last().map_or(0, |p| p + 1);
+        start.extend(std::iter::repeat_n(first, made));
+    }
+    Some((fine, start))
 }
 
 /// Group sections `0..loads.len()` (in pipeline order) into at most
@@ -160,9 +217,14 @@ const SPREAD_TO: f64 = 0.45;
 /// more when the busiest thread was busy for more than 60 % of it (its
 /// queue grows with its load), onto the fewest that keep each under 45 %
 /// (or regrouped over as many threads as before, if the load's shape
-/// changed and that takes a tenth off the busiest). `None`: keep the
+/// changed and that takes a fifth off the busiest). `None`: keep the
 /// groups.
-pub(crate) fn service_groups(loads: &[f64], hosts: &[usize], span: f64, threads: usize) -> Option<Vec<usize>> {
+pub(crate) fn service_groups(
+    loads: &[f64],
+    hosts: &[usize],
+    span: f64,
+    threads: usize,
+) -> Option<(Vec<usize>, Change)> {
     let count = |h: &[usize]| h.iter().enumerate().filter(|&(k, &host)| k == host).count();
     let now = count(hosts);
     let busiest = bottleneck(loads, hosts);
@@ -170,21 +232,41 @@ pub(crate) fn service_groups(loads: &[f64], hosts: &[usize], span: f64, threads:
         (1..=threads.max(1)).map(|g| contiguous_groups(loads, g)).find(|h| bottleneck(loads, h) <= share * span)
     };
     if let Some(fused) = fewest(FUSE_BELOW).filter(|h| count(h) < now) {
-        return Some(fused);
+        return Some((fused, Change::Fuse));
     }
     if busiest <= SPREAD_ABOVE * span {
         return None;
     }
     let spread = fewest(SPREAD_TO).unwrap_or_else(|| contiguous_groups(loads, threads));
-    // Onto more threads, or over the same ones more evenly (the load's
-    // shape changed since they were grouped) if that takes a tenth off.
-    let better = bottleneck(loads, &spread) < busiest * REBALANCE_GAIN;
-    (spread != hosts && (count(&spread) > now || better)).then_some(spread)
+    if spread == hosts {
+        return None;
+    }
+    if count(&spread) > now {
+        return Some((spread, Change::Spread));
+    }
+    // Over the same threads more evenly: the load's shape changed since
+    // they were grouped.
+    (bottleneck(loads, &spread) < busiest * REBALANCE_GAIN).then_some((spread, Change::Rebalance))
+}
+
+/// What a service's regrouping does ([`service_groups`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Change {
+    /// Onto fewer threads.
+    Fuse,
+    /// Onto more threads.
+    Spread,
+    /// Over as many threads, more evenly.
+    Rebalance,
 }
 
 /// A service's sections move between as many threads as they have only if
-/// that takes a tenth off the busiest thread.
-const REBALANCE_GAIN: f64 = 0.9;
+/// that takes a fifth off the busiest thread. With a tenth, the web server
+/// overloaded on two cores (`ohua-bench elastic-web`, its client on the
+/// same cores) went back and forth between three groupings, 13 times in
+/// one 3 s step: each grouping's measured loads made another look a tenth
+/// better.
+const REBALANCE_GAIN: f64 = 0.8;
 
 #[cfg(test)]
 mod tests {
@@ -209,17 +291,35 @@ mod tests {
     fn a_lightly_loaded_service_fuses_onto_one_thread_and_a_loaded_one_spreads() {
         // Busy µs per section over a window of 1,000 µs.
         let light = [60.0, 60.0, 15.0, 15.0, 10.0];
-        assert_eq!(service_groups(&light, &[0, 0, 2, 2, 2], 1_000.0, 2), Some(vec![0; 5]), "16 % in all");
-        assert_eq!(service_groups(&light, &[0; 5], 1_000.0, 2), None, "already on one thread");
+        let groups = |loads: &[f64], hosts: &[usize], span: f64, threads: usize| {
+            service_groups(loads, hosts, span, threads).map(|(h, _)| h)
+        };
+        assert_eq!(
+            service_groups(&light, &[0, 0, 2, 2, 2], 1_000.0, 2),
+            Some((vec![0; 5], Change::Fuse)),
+            "16 % in all"
+        );
+        assert_eq!(groups(&light, &[0; 5], 1_000.0, 2), None, "already on one thread");
         let heavy = [300.0, 300.0, 80.0, 80.0, 40.0];
-        assert_eq!(service_groups(&heavy, &[0; 5], 1_000.0, 2), Some(vec![0, 1, 1, 1, 1]), "80 % on one thread");
-        assert_eq!(service_groups(&heavy, &[0, 1, 1, 1, 1], 1_000.0, 2), None, "spread already");
+        assert_eq!(
+            service_groups(&heavy, &[0; 5], 1_000.0, 2),
+            Some((vec![0, 1, 1, 1, 1], Change::Spread)),
+            "80 % on one thread"
+        );
+        assert_eq!(groups(&heavy, &[0, 1, 1, 1, 1], 1_000.0, 2), None, "spread already");
         // Spread, but the load moved: [0, 0, 0, 3, 3] puts 680 µs on one.
-        assert_eq!(service_groups(&heavy, &[0, 0, 0, 3, 3], 1_000.0, 2), Some(vec![0, 1, 1, 1, 1]), "rebalanced");
+        assert_eq!(
+            service_groups(&heavy, &[0, 0, 0, 3, 3], 1_000.0, 2),
+            Some((vec![0, 1, 1, 1, 1], Change::Rebalance)),
+            "rebalanced: 680 -> 500 µs"
+        );
+        // A rebalance that takes less than a fifth off is not worth a move.
+        let shifted = [300.0, 200.0, 100.0, 90.0, 10.0];
+        assert_eq!(groups(&shifted, &[0, 0, 2, 2, 2], 800.0, 2), None, "500 -> 400 µs of 800 is a fifth, not more");
         // Between the two thresholds the groups stay as they are, either way.
         let middle = [200.0, 200.0, 50.0, 50.0, 20.0];
-        assert_eq!(service_groups(&middle, &[0; 5], 1_000.0, 2), None, "52 % on one thread");
-        assert_eq!(service_groups(&middle, &[0, 1, 1, 1, 1], 1_000.0, 2), None, "32 % could not fuse under 25 %");
+        assert_eq!(groups(&middle, &[0; 5], 1_000.0, 2), None, "52 % on one thread");
+        assert_eq!(groups(&middle, &[0, 1, 1, 1, 1], 1_000.0, 2), None, "32 % could not fuse under 25 %");
     }
 
     #[test]
@@ -227,9 +327,48 @@ mod tests {
         let loads = [300.0; 8];
         // 2,400 µs of work in a window of 1,000: no grouping keeps it under
         // 45 %, so all four threads.
-        assert_eq!(service_groups(&loads, &[0; 8], 1_000.0, 4), Some(vec![0, 0, 2, 2, 4, 4, 6, 6]));
+        let groups = |span: f64| service_groups(&loads, &[0; 8], span, 4).map(|(h, _)| h);
+        assert_eq!(groups(1_000.0), Some(vec![0, 0, 2, 2, 4, 4, 6, 6]));
         // In a window of 3,000 µs, 80 % on one thread: two keep it at 40 %.
-        assert_eq!(service_groups(&loads, &[0; 8], 3_000.0, 4), Some(vec![0, 0, 0, 0, 4, 4, 4, 4]));
+        assert_eq!(groups(3_000.0), Some(vec![0, 0, 0, 0, 4, 4, 4, 4]));
+    }
+
+    const fn node(name: &'static str, kind: OpKind, depth: u16) -> crate::graph::NodeInfo {
+        crate::graph::NodeInfo { name, kind, depth, label: name, replicable: false }
+    }
+
+    const fn arc(from: u32) -> crate::graph::ArcInfo {
+        crate::graph::ArcInfo { from, from_port: 0, to: from + 1, to_port: 0, feedback: false }
+    }
+
+    /// A loop of five calls over a collection.
+    static FIVE_CALLS: GraphInfo = GraphInfo {
+        algorithm: "s",
+        nodes: &[
+            node("s/xs#arg", OpKind::Source, 0),
+            node("s/smap@1", OpKind::SMap, 0),
+            node("s/a#2", OpKind::Call, 1),
+            node("s/b#3", OpKind::Call, 1),
+            node("s/c#4", OpKind::Call, 1),
+            node("s/d#5", OpKind::Call, 1),
+            node("s/e#6", OpKind::Call, 1),
+            node("s/result", OpKind::Sink, 0),
+        ],
+        arcs: &[arc(0), arc(1), arc(2), arc(3), arc(4), arc(5), arc(6)],
+    };
+
+    #[test]
+    fn a_run_with_replicas_is_cut_finer_within_its_coarser_sections_and_starts_with_their_groups() {
+        // Everything in one section (an elastic plan's pipeline): a piece
+        // per call, all hosted by the first.
+        let (fine, start) = refine(&FIVE_CALLS, &[0; 8], 2).expect("five calls on two threads");
+        assert_eq!((fine, start), (vec![0, 0, 0, 1, 2, 3, 4, 4], vec![0; 5]));
+        // Two coarser sections: pieces by their calls (two and three), each
+        // group hosted by its first piece, so the start is the coarser cut.
+        let (fine, start) = refine(&FIVE_CALLS, &[0, 0, 0, 0, 1, 1, 1, 1], 2).expect("finer");
+        assert_eq!((fine, start), (vec![0, 0, 0, 1, 2, 3, 4, 4], vec![0, 0, 2, 2, 2]));
+        assert_eq!(refine(&FIVE_CALLS, &[0; 8], 1), None, "one thread has nothing to regroup");
+        assert_eq!(refine(&FIVE_CALLS, &[0, 0, 0, 1, 2, 3, 4, 4], 2), None, "a call per section already");
     }
 
     #[test]

@@ -183,7 +183,9 @@ impl<'a> Builder<'a> {
         }
         let cycle = self.last_cycle.as_ref().map_or(&[][..], |(_, c)| c.as_slice());
         let on_cycle = cycle.iter().enumerate().filter(|(_, &on)| on).map(|(node, _)| self.plan.section_of[node]);
-        if let Some(Recut::Measured { start, .. } | Recut::Eager { start, .. }) = &self.plan.recut {
+        if let Some(Recut::Measured { start, .. } | Recut::Eager { start, .. } | Recut::Streaming { start, .. }) =
+            &self.plan.recut
+        {
             let mut sections: Vec<usize> = on_cycle.collect();
             sections.sort_unstable();
             sections.dedup();

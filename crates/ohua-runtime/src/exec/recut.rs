@@ -21,7 +21,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::deploy::recut::{bottleneck, contiguous_groups, service_groups};
+use crate::deploy::recut::{bottleneck, contiguous_groups, service_groups, Change};
 use crate::report::RecutDecision;
 use crate::sync::process::Mutex;
 use crate::sync::{Arc, AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -65,6 +65,11 @@ pub(crate) struct Regroup {
     decider: Mutex<Decider>,
     /// Loop entries whose hold follows the groups.
     holds: Vec<HoldFollow>,
+    /// Sections `0..pipeline` regroup; each later one (a replica's own)
+    /// keeps its thread.
+    pipeline: usize,
+    /// Whether a run that does not stream regroups too.
+    batch: bool,
 }
 
 struct Decider {
@@ -74,7 +79,21 @@ struct Decider {
     since: Duration,
     window: Duration,
     decisions: Vec<RecutDecision>,
+    /// A service's rebalances in a row (over as many threads), and until
+    /// when the next waits ([`CALM_AFTER`]).
+    rebalances: u32,
+    calm_until: Duration,
 }
+
+/// After a service's `r`-th rebalance in a row, the next waits this many
+/// stream windows times `2^(r-1)`, up to [`CALM_LONGEST`]: a load whose
+/// shape the grouping itself changes would otherwise move sections
+/// back and forth every window. Fusing or spreading starts the count
+/// again, and is never held back.
+const CALM_AFTER: Duration = STREAM_WINDOW;
+
+/// The longest wait between two rebalances in a row.
+const CALM_LONGEST: Duration = Duration::from_secs(1);
 
 /// A loop entry's arc into its loop's head, in a run that regroups: the
 /// entry honours the head's hold ([`crate::arc::Hold::While`]) while a
@@ -117,7 +136,14 @@ impl Regroup {
     pub(crate) fn new(threads: usize, start: &[usize], eager: bool, holds: Vec<HoldFollow>) -> Self {
         let n = start.len();
         let first = if eager { Duration::ZERO } else { FIRST_WINDOW };
-        let decider = Decider { last: vec![0; n], since: Duration::ZERO, window: first, decisions: Vec::new() };
+        let decider = Decider {
+            last: vec![0; n],
+            since: Duration::ZERO,
+            window: first,
+            decisions: Vec::new(),
+            rebalances: 0,
+            calm_until: Duration::ZERO,
+        };
         Regroup {
             threads,
             eager,
@@ -127,7 +153,17 @@ impl Regroup {
             start: Instant::now(),
             decider: Mutex::new(decider),
             holds,
+            pipeline: n,
+            batch: true,
         }
+    }
+
+    /// A run with elastic replicas ([`crate::deploy::Recut::Streaming`]):
+    /// only sections `0..pipeline` regroup, and only while the run streams.
+    pub(crate) fn streaming_only(mut self, pipeline: usize) -> Self {
+        self.pipeline = pipeline.min(self.want.len());
+        self.batch = false;
+        self
     }
 
     fn set_holds(&self) {
@@ -173,7 +209,8 @@ impl Regroup {
         let loads: Vec<f64> = busy.iter().zip(&d.last).map(|(b, l)| b.saturating_sub(*l) as f64).collect();
         let work = loads.iter().sum::<f64>();
         // A service's light window is what fuses it: no minimum of work.
-        if work == 0.0 || (!self.eager && !streaming && work < MIN_WORK.as_nanos() as f64) {
+        let idle = work == 0.0 || (!self.eager && !streaming && work < MIN_WORK.as_nanos() as f64);
+        if idle || (!streaming && !self.batch) {
             self.next_at.store((now + d.window).as_nanos() as u64, Ordering::Relaxed);
             return false;
         }
@@ -182,19 +219,32 @@ impl Regroup {
         d.since = now;
         d.window = (d.window * 2).min(if streaming { STREAM_WINDOW } else { LAST_WINDOW });
         self.next_at.store((now + d.window).as_nanos() as u64, Ordering::Relaxed);
-        let hosts: Vec<usize> = (0..self.want.len()).map(|k| self.host_of(k)).collect();
+        // Only the pipeline's sections regroup (a replica's own section
+        // keeps its thread), so only theirs are weighed.
+        let loads = &loads[..self.pipeline];
+        let hosts: Vec<usize> = (0..self.pipeline).map(|k| self.host_of(k)).collect();
         let new = match (streaming, self.eager) {
-            (false, _) => Some(contiguous_groups(&loads, self.threads)),
-            (true, false) => service_groups(&loads, &hosts, span.as_nanos() as f64, self.threads),
+            (false, _) => Some(contiguous_groups(loads, self.threads)),
+            (true, false) => match service_groups(loads, &hosts, span.as_nanos() as f64, self.threads) {
+                Some((_, Change::Rebalance)) if now < d.calm_until => None,
+                Some((groups, change)) => {
+                    d.rebalances = if change == Change::Rebalance { d.rebalances + 1 } else { 0 };
+                    let calm = CALM_AFTER * (1 << d.rebalances.saturating_sub(1).min(10));
+                    d.calm_until = if d.rebalances > 0 { now + calm.min(CALM_LONGEST) } else { Duration::ZERO };
+                    Some(groups)
+                }
+                None => None,
+            },
             // The tests' chaos: fuse and spread by turns.
             (true, true) if hosts.iter().enumerate().skip(1).any(|(k, &h)| k == h) => Some(vec![0; hosts.len()]),
-            (true, true) => Some(contiguous_groups(&loads, self.threads)),
+            (true, true) => Some(contiguous_groups(loads, self.threads)),
         };
-        let Some(new) = new else { return false };
-        let (before, after) = (bottleneck(&loads, &hosts), bottleneck(&loads, &new));
+        let Some(mut new) = new else { return false };
+        let (before, after) = (bottleneck(loads, &hosts), bottleneck(loads, &new));
         if new == hosts || (!self.eager && !streaming && after > before * GAIN) {
             return false;
         }
+        new.extend(self.pipeline..self.want.len());
         for (w, &h) in self.want.iter().zip(&new) {
             w.store(h, Ordering::Relaxed);
         }
@@ -298,6 +348,53 @@ mod tests {
         assert!(r.decide(true));
         assert_eq!((0..4).map(|k| r.host_of(k)).collect::<Vec<_>>(), vec![0, 1, 1, 1]);
         assert!(!hold.load(Ordering::Relaxed), "the cycle is on another thread now");
+    }
+
+    #[test]
+    fn a_run_with_replicas_regroups_only_its_pipeline_and_only_while_it_streams() {
+        // Sections 0-3 the pipeline's, 4 and 5 replicas' own.
+        let r = Regroup::new(2, &[0, 0, 0, 0, 4, 5], false, Vec::new()).streaming_only(4);
+        let hosts = |r: &Regroup| (0..6).map(|k| r.host_of(k)).collect::<Vec<_>>();
+        for (k, us) in [2_000, 2_000, 200, 200, 5_000, 5_000].into_iter().enumerate() {
+            r.add_busy(k, Duration::from_micros(us));
+        }
+        std::thread::sleep(FIRST_WINDOW);
+        assert!(!r.decide(false), "a batch run keeps its start groups");
+        std::thread::sleep(FIRST_WINDOW);
+        assert!(r.decide(true), "a loaded service spreads its pipeline: 4.4 ms of work in about 4 ms");
+        assert_eq!(hosts(&r), vec![0, 1, 1, 1, 4, 5], "the replicas' sections keep their threads");
+        std::thread::sleep(STREAM_WINDOW);
+        for k in 0..6 {
+            r.add_busy(k, Duration::from_micros(10));
+        }
+        assert!(r.decide(true), "a light one fuses it");
+        assert_eq!(hosts(&r), vec![0, 0, 0, 0, 4, 5]);
+    }
+
+    #[test]
+    fn a_service_that_rebalances_again_and_again_waits_longer_each_time() {
+        let r = Regroup::new(2, &[0, 1, 1, 1], false, Vec::new());
+        let hosts = |r: &Regroup| (0..4).map(|k| r.host_of(k)).collect::<Vec<_>>();
+        // Each window's loads make the other grouping look better by more
+        // than a fifth: back and forth, as measured under each grouping.
+        let shapes = [[1_000, 1_000, 1_000, 4_000], [4_000, 1_000, 1_000, 1_000]];
+        let mut moved = 0;
+        let mut next = 0;
+        let start = Instant::now();
+        while start.elapsed() < STREAM_WINDOW * 12 {
+            std::thread::sleep(STREAM_WINDOW);
+            for (k, us) in shapes[next].into_iter().enumerate() {
+                r.add_busy(k, Duration::from_micros(us));
+            }
+            if r.decide(true) {
+                moved += 1;
+                next = 1 - next;
+            }
+        }
+        // Every window without the wait (11 or 12); with it, after windows
+        // 1, 2, 4 and 8 of the twelve at most.
+        assert!(moved >= 2, "it did rebalance: {:?}", r.decisions());
+        assert!(moved <= 6, "{moved} rebalances in 12 windows: {:?}", hosts(&r));
     }
 
     #[test]

@@ -139,6 +139,9 @@ impl<'a> Prepared<'a> {
             Some(Recut::Eager { threads, start }) => {
                 Some(std::sync::Arc::new(Regroup::new(*threads, start, true, holds)))
             }
+            Some(Recut::Streaming { threads, start, pipeline }) => {
+                Some(std::sync::Arc::new(Regroup::new(*threads, start, false, holds).streaming_only(*pipeline)))
+            }
             _ => None,
         };
         let sections = assign(graph, &plan, &regroup, parkers, flags, built.nodes, built.extras);
@@ -246,7 +249,7 @@ fn assign<'a>(
         for s in &mut sections {
             s.set_recut(match recut {
                 Recut::Chaos(seed) => Recutting::Chaos(*seed),
-                Recut::Measured { .. } | Recut::Eager { .. } => {
+                Recut::Measured { .. } | Recut::Eager { .. } | Recut::Streaming { .. } => {
                     Recutting::Measured(regroup.clone().expect("made for a measured re-cut"))
                 }
             });
