@@ -74,6 +74,12 @@ pub fn deployments() -> Vec<(String, Deployment)> {
                 .io(ohua::IoMode::Serial),
         ),
         ("2 workers, auto".to_string(), base.clone().workers(2).sections(SectionStrategy::Auto)),
+        // Replicas that follow the load, and a pipeline cut finer than the
+        // threads that regroups by load while a service streams.
+        (
+            "2 workers, auto, elastic replicas".to_string(),
+            base.clone().workers(2).sections(SectionStrategy::Auto).replicas(Replication::Elastic),
+        ),
     ];
     for seed in 0..3 {
         ds.push((

@@ -69,7 +69,8 @@ pub struct CallTiming {
 }
 
 /// A run regrouped its sections onto its threads while it went on (a
-/// first run cut finer than its threads: `deploy::Recut::Measured`).
+/// first run or an elastic run cut finer than its threads:
+/// `deploy::Recut::Measured` and `deploy::Recut::Streaming`).
 ///
 /// # Example
 ///

@@ -178,7 +178,7 @@ pub(super) fn prior(graph: &GraphInfo, workers: usize) -> Option<Staged> {
 /// calls it belongs to (itself if none): `a` and `b` are in one piece if
 /// `a`'s only consumer is `b` and `b`'s only input is `a`, as the compiler
 /// fuses them (`ohua-compiler`'s `codegen/chain.rs`).
-fn pieces(graph: &GraphInfo) -> Vec<usize> {
+pub(super) fn pieces(graph: &GraphInfo) -> Vec<usize> {
     let n = graph.nodes.len();
     let (mut outs, mut ins) = (vec![0usize; n], vec![0usize; n]);
     for a in graph.arcs {

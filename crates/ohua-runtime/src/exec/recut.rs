@@ -18,6 +18,12 @@
 //! threads were busy (`deploy::recut::service_groups`), fusing its
 //! sections onto fewer threads at light load and spreading them under
 //! load. Its loop entries' holds follow the groups ([`HoldFollow`]).
+//! Rebalancing over as many threads waits longer after each in a row
+//! ([`CALM_AFTER`]).
+//!
+//! A run whose replicas follow the load (`deploy::Recut::Streaming`)
+//! regroups only its pipeline's sections, and only while it streams
+//! ([`Regroup::streaming_only`]): each replica's section keeps its thread.
 
 use std::time::{Duration, Instant};
 
