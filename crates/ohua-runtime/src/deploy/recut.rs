@@ -40,9 +40,9 @@ pub enum Recut {
         start: Vec<usize>,
     },
     /// A run whose replicas follow the load (`replicas = "elastic"`): its
-    /// pipeline is cut finer than
-    /// its threads ([`refine`]), sections `0..pipeline`, each starting
-    /// hosted as the coarser cut would group it; once the run streams (a
+    /// pipeline is cut finer than its threads (`deploy/recut.rs`,
+    /// `refine`), sections `0..pipeline`, each starting hosted as the
+    /// coarser cut would group it; once the run streams (a
     /// service) those sections regroup by the share of each window their
     /// threads were busy, as a service without replicas does. The
     /// replicas' own sections (`pipeline..`) keep their threads: their
@@ -374,6 +374,9 @@ mod tests {
         crate::graph::ArcInfo { from, from_port: 0, to: from + 1, to_port: 0, feedback: false }
     }
 
+    /// A chain of eight operators.
+    const CHAIN: &[crate::graph::ArcInfo] = &[arc(0), arc(1), arc(2), arc(3), arc(4), arc(5), arc(6)];
+
     /// A loop of five calls over a collection.
     static FIVE_CALLS: GraphInfo = GraphInfo {
         algorithm: "s",
@@ -387,7 +390,7 @@ mod tests {
             node("s/e#6", OpKind::Call, 1),
             node("s/result", OpKind::Sink, 0),
         ],
-        arcs: &[arc(0), arc(1), arc(2), arc(3), arc(4), arc(5), arc(6)],
+        arcs: CHAIN,
     };
 
     #[test]
@@ -417,7 +420,7 @@ mod tests {
             node("s/e#6", OpKind::Call, 1),
             node("s/result", OpKind::Sink, 0),
         ],
-        arcs: &[arc(0), arc(1), arc(2), arc(3), arc(4), arc(5), arc(6)],
+        arcs: CHAIN,
     };
 
     #[test]
