@@ -216,12 +216,6 @@ pub fn plan(graph: &GraphInfo, d: &Deployment) -> Plan {
         }
     }
     let placement = drawn.unwrap_or_else(|| place(&raw, &replicas));
-    if let Some(Recut::Streaming { start, .. }) = &mut recut {
-        // The replicas' own sections host themselves: replica k > 0 of
-        // every replicated node runs in the k-th after the pipeline's.
-        let all = start.len() + placement.iter().map(|p| p.len().saturating_sub(1)).max().unwrap_or(0);
-        start.extend(start.len()..all);
-    }
     let n = graph.nodes.len();
     let (section_of, sections, replica_sections) = if placement.iter().all(Vec::is_empty) {
         // The common case, kept cheap: a plan is made at every call.
@@ -236,6 +230,12 @@ pub fn plan(graph: &GraphInfo, d: &Deployment) -> Plan {
     };
     if let Some(seed) = chaos {
         recut = Some(recut::chaos(seed, sections));
+    }
+    if let Some(Recut::Streaming { start, .. }) = &mut recut {
+        // The pipeline's sections come first (`refine` numbers them from
+        // 0, compacted), the replicas' own after them: those host
+        // themselves.
+        start.extend(start.len()..sections);
     }
     let batch_size = d.batch_size.max(1);
     let groups = (0..n)
