@@ -103,6 +103,30 @@ pub(crate) fn source_blocked() {
 }
 
 thread_local! {
+    /// Whether an operator stepped on this thread held work it could not
+    /// send for want of room, since a loop entry last looked.
+    static HELD_FOR_ROOM: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Called by an operator that has work ready (an input to fire on, a
+/// result to pass on) and no room on its outputs: if the arc leads to
+/// another section, that section will give room within microseconds, but
+/// only a driver that is not blocked in a loop entry's `next()` sees it
+/// (`smap.rs`, `BUSY_GRACE`). Off the hot path: only a step that stopped
+/// for room calls it.
+#[inline]
+pub(crate) fn held_for_room() {
+    HELD_FOR_ROOM.with(|h| h.set(true));
+}
+
+/// Whether an operator on this thread held work for room since the last
+/// call (which clears it); for a loop entry deciding whether to call a
+/// `next()` that may block.
+pub(crate) fn take_held_for_room() -> bool {
+    HELD_FOR_ROOM.with(|h| h.replace(false))
+}
+
+thread_local! {
     /// Whether the section driving this thread times the current step.
     static STEP_TIMED: Cell<bool> = const { Cell::new(false) };
     /// Nanoseconds the current timed step spent waiting for input.

@@ -251,10 +251,14 @@ where
         while done < budget {
             // A run: packets that every input holds and every output can
             // take, fired without re-checking availability or room per item.
-            let run = self.ports.inputs.available().min(self.ports.outputs.room()).min(budget - done);
+            let (available, room) = (self.ports.inputs.available(), self.ports.outputs.room());
+            let run = available.min(room).min(budget - done);
             if run == 0 {
                 if done == 0 && self.ports.inputs.head() == Head::Closed {
                     return Step::Done;
+                }
+                if available > 0 && room == 0 {
+                    super::blocking::held_for_room();
                 }
                 break;
             }

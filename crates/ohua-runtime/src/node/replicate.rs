@@ -297,6 +297,16 @@ where
     pub(crate) fn with_markers_in_lanes(order: Receiver<u16>, lanes: Vec<Receiver<T>>, outputs: O, from: C) -> Self {
         Gather { order: In::new(order), lanes, outputs, from, markers_in_lanes: true, marks: None }
     }
+
+    /// Whether the next item in order has its result (so only room on the
+    /// outputs keeps it here).
+    fn next_ready(&mut self) -> bool {
+        match self.order.peek() {
+            Some(&Packet::Data(k)) => self.lanes[usize::from(k)].peek().is_some(),
+            Some(_) => true,
+            None => false,
+        }
+    }
 }
 
 impl<O, T, C> Node for Gather<O, T, C>
@@ -352,6 +362,9 @@ where
             }
             room -= 1;
             done += 1;
+        }
+        if room == 0 && done < budget && self.next_ready() {
+            super::blocking::held_for_room();
         }
         Step::after(done)
     }

@@ -1,6 +1,7 @@
 //! `smap` and `collect`: entering and leaving a `for` loop's context.
 
 use std::sync::Arc;
+use std::time::Instant;
 
 use super::marks::{self, Attach, Marks};
 use super::{Node, Step};
@@ -65,6 +66,9 @@ pub struct SMap<C: IntoIterator> {
     /// Steps in a row that left `next()` alone for the section's other
     /// operators.
     yields: u32,
+    /// When this entry last saw the section's other operators progress
+    /// (while its source waits; see [`BUSY_GRACE`]).
+    busy_at: Option<Instant>,
     /// Possibly blocking `next()` calls, for sampling their time.
     calls: u32,
     /// A top-level loop of a service run: inserts the markers its service
@@ -99,16 +103,55 @@ const BLOCKING_NEXT: std::time::Duration = std::time::Duration::from_micros(10);
 const SAMPLE_NEXT: u32 = 4;
 
 /// Whether a loop entry ends a step instead of calling a `next()` that may
-/// wait, because its section's other operators made progress since its
-/// last step (at most [`MAX_YIELDS`] steps in a row, counted in `yields`).
-fn yield_to_section(yields: &mut u32, others_progressed: bool) -> bool {
+/// wait: because its section's other operators made progress since its
+/// last step (at most [`MAX_YIELDS`] steps in a row, counted in `yields`),
+/// or because one of them holds work for room on its outputs
+/// (`held_for_room`) and they made progress within the last
+/// [`BUSY_GRACE`] (`busy_at`, the last progress seen, updated here).
+fn yield_to_section(yields: &mut u32, busy_at: &mut Option<Instant>, others_progressed: bool, held_for_room: bool) -> bool {
     if others_progressed && *yields < MAX_YIELDS {
         *yields += 1;
+        *busy_at = Some(Instant::now());
+        return true;
+    }
+    if !others_progressed && held_for_room && busy_at.is_some_and(|t| t.elapsed() < BUSY_GRACE) {
         return true;
     }
     *yields = 0;
+    *busy_at = None;
     false
 }
+
+/// How long after its section's other operators last made progress a loop
+/// entry whose source waits still leaves `next()` alone while one of them
+/// holds work for room (see [`yield_to_section`]): an operator of the
+/// section that waits for room on an arc into another section (a
+/// replicated call's merge with a one-slot output) gets it within
+/// microseconds, but only while this thread is not blocked in `next()`.
+/// Only then: a closed-loop client's next request, which comes right after
+/// the section's last progress, would wait out the grace. And only for a
+/// source without an upper bound (a channel, a socket): a nested loop over
+/// a range, whose entry had once timed a slow `next()` (a preempted
+/// thread) and so counted as waiting, yielded so at the end of its ranges,
+/// and `live_update::updates_reach_branches_inner_loops_and_called_algorithms_at_one_cut`
+/// hung in 5 of 10 runs of the conformance suite (every section parked,
+/// the service's results never came; why the grace did not end there was
+/// not found). Restricted, 16 suite runs passed. Blocked there, the section sent one
+/// result per arriving item (or monitor tick), and a backlog of finished
+/// results stayed as long as items kept arriving (regression test
+/// `a_backlog_in_front_of_a_costly_body_drains_while_items_keep_arriving`,
+/// deployment `random sections and random replicas seed 0`, 1 run in 10).
+/// The steps that yield meanwhile leave their passes idle, so the section
+/// spins (`exec/section.rs`); it parks only after [`SPIN_WINDOW`] idle,
+/// which is longer than this grace counted from an earlier moment, so the
+/// last pass before a park always calls `next()` (else the section would
+/// sleep without a waker for the source's items).
+///
+/// [`SPIN_WINDOW`]: crate::pool::SPIN_WINDOW
+const BUSY_GRACE: std::time::Duration = crate::pool::SPIN_WINDOW;
+
+// The last pass before a park must call `next()` (see `BUSY_GRACE`).
+const _: () = assert!(BUSY_GRACE.as_nanos() <= crate::pool::SPIN_WINDOW.as_nanos());
 
 /// Steps in a row a loop entry whose source waits may leave `next()` alone
 /// because its section's other operators have work (see `SMap::blocks`).
@@ -133,6 +176,7 @@ where
             blocks: false,
             progress_seen: None,
             yields: 0,
+            busy_at: None,
             calls: 0,
             service: None,
             marks: None,
@@ -247,7 +291,7 @@ where
                 Iterating::Running(it) => {
                     let room = self.elements.room().min(self.ticks.room()).min(budget - done);
                     // What the iterator knows to be ready goes out in bulk.
-                    let ready = it.size_hint().0;
+                    let (ready, upper) = it.size_hint();
                     let more = if ready > 0 {
                         let (sent, more) = emit_run(it, &mut self.elements, &mut self.ticks, room.min(ready));
                         done += sent;
@@ -257,7 +301,14 @@ where
                         more
                     } else if (done > 0 && (self.blocks || self.ticks.may_hold()))
                         || self.ticks.consumer_holds()
-                        || (done == 0 && self.blocks && yield_to_section(&mut self.yields, others_progressed))
+                        || (done == 0 && self.blocks && yield_to_section(
+                            &mut self.yields,
+                            &mut self.busy_at,
+                            others_progressed,
+                            // Only for a source that may block the thread: a
+                            // collection's `next()` never waits (see `BUSY_GRACE`).
+                            upper.is_none() && super::blocking::take_held_for_room(),
+                        ))
                     {
                         // Let the body run on what was emitted (see
                         // `blocks`), and let the loop's carry get its
@@ -559,5 +610,32 @@ mod tests {
         assert_eq!(erx.pop(), Some(Packet::Data(1)));
         assert_eq!(erx.pop(), Some(Packet::Data(2)));
         assert_eq!(erx.pop(), Some(Packet::End(0)));
+    }
+
+    /// A loop entry whose source waits leaves `next()` alone while an
+    /// operator of its section holds work for room and the section made
+    /// progress within `BUSY_GRACE`, then calls it (regression: a merge
+    /// with a one-slot output into another section sent one result per
+    /// arriving item while the thread was blocked in `next()`).
+    #[test]
+    fn a_loop_entry_waits_for_room_its_section_is_given_only_for_a_grace() {
+        use super::{yield_to_section, BUSY_GRACE};
+        let (mut yields, mut busy_at) = (0, None);
+        // The section progressed: yield, and remember when.
+        assert!(yield_to_section(&mut yields, &mut busy_at, true, false));
+        assert!(busy_at.is_some());
+        // No progress since, but work held for room: yield again.
+        assert!(yield_to_section(&mut yields, &mut busy_at, false, true));
+        // No progress and nothing held: call `next()`.
+        assert!(!yield_to_section(&mut yields, &mut busy_at, false, false));
+        assert_eq!((yields, busy_at), (0, None));
+        // Held for room, but the last progress is older than the grace:
+        // call `next()` (the section would otherwise spin, then park,
+        // without a waker for the source's items).
+        assert!(yield_to_section(&mut yields, &mut busy_at, true, false));
+        std::thread::sleep(BUSY_GRACE + std::time::Duration::from_millis(1));
+        assert!(!yield_to_section(&mut yields, &mut busy_at, false, true));
+        // Held for room without any progress seen: call `next()`.
+        assert!(!yield_to_section(&mut yields, &mut busy_at, false, true));
     }
 }
