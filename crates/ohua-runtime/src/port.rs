@@ -148,6 +148,13 @@ impl<T> Out<T> {
         }
     }
 
+    /// Whether an arc of this output into another section is full: its
+    /// consumer's thread will give room, not this section (for
+    /// `node::blocking::held_for_room`). Off the hot path.
+    pub fn full_into_another_section(&mut self) -> bool {
+        self.txs.iter_mut().any(|tx| tx.wakes_another_section() && tx.room() == 0)
+    }
+
     /// Whether a consumer waits for an answer to the packet it took last
     /// before it takes another, where that answer may need this section
     /// (`arc::Sender::consumer_holds`): a loop entry then does not call a

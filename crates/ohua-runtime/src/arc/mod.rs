@@ -138,6 +138,13 @@ impl<T> Sender<T> {
         self.counts_marks
     }
 
+    /// Whether the consumer runs in another section (this arc wakes it; an
+    /// arc inside a section wakes nobody).
+    #[inline]
+    pub fn wakes_another_section(&self) -> bool {
+        self.wake_consumer.0.is_some()
+    }
+
     /// Free slots right now. An arc whose consumer is gone has unlimited
     /// room: whatever is still sent (e.g. markers echoed into a loop's
     /// feedback after the loop finished) is discarded.

@@ -257,7 +257,7 @@ where
                 if done == 0 && self.ports.inputs.head() == Head::Closed {
                     return Step::Done;
                 }
-                if available > 0 && room == 0 {
+                if available > 0 && room == 0 && self.ports.outputs.full_into_another_section() {
                     super::blocking::held_for_room();
                 }
                 break;

@@ -44,6 +44,9 @@ pub trait OutputSet: Send {
     fn cursor(&mut self) -> Option<Self::Cursor<'_>>;
     /// Packets every output can take right now.
     fn room(&mut self) -> usize;
+    /// Whether an output's arc into another section is full
+    /// ([`Out::full_into_another_section`]).
+    fn full_into_another_section(&mut self) -> bool;
     /// Send one value on each output.
     fn send(&mut self, item: Self::Item);
     /// Send a marker on each output.
@@ -66,6 +69,9 @@ impl OutputSet for () {
     #[inline]
     fn room(&mut self) -> usize {
         usize::MAX
+    }
+    fn full_into_another_section(&mut self) -> bool {
+        false
     }
     #[inline]
     fn send(&mut self, _: ()) {}
@@ -107,6 +113,9 @@ macro_rules! impl_outputs {
                 let mut r = usize::MAX;
                 $(r = r.min(self.$idx.room());)+
                 r
+            }
+            fn full_into_another_section(&mut self) -> bool {
+                false $(|| self.$idx.full_into_another_section())+
             }
             #[inline(always)]
             fn send(&mut self, item: Self::Item) {

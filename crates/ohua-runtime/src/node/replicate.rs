@@ -363,7 +363,7 @@ where
             room -= 1;
             done += 1;
         }
-        if room == 0 && done < budget && self.next_ready() {
+        if room == 0 && done < budget && self.next_ready() && self.outputs.full_into_another_section() {
             super::blocking::held_for_room();
         }
         Step::after(done)
