@@ -128,24 +128,27 @@ fn yield_to_section(yields: &mut u32, busy_at: &mut Option<Instant>, others_prog
 /// section that waits for room on an arc into another section (a
 /// replicated call's merge with a one-slot output) gets it within
 /// microseconds, but only while this thread is not blocked in `next()`.
-/// Only then: a closed-loop client's next request, which comes right after
-/// the section's last progress, would wait out the grace. And only for a
-/// source without an upper bound (a channel, a socket): a nested loop over
-/// a range, whose entry had once timed a slow `next()` (a preempted
-/// thread) and so counted as waiting, yielded so at the end of its ranges,
-/// and `live_update::updates_reach_branches_inner_loops_and_called_algorithms_at_one_cut`
-/// hung in 5 of 10 runs of the conformance suite (every section parked,
-/// the service's results never came; why the grace did not end there was
-/// not found). Restricted, 16 suite runs passed. Blocked there, the section sent one
-/// result per arriving item (or monitor tick), and a backlog of finished
-/// results stayed as long as items kept arriving (regression test
+/// Blocked there, the section sent one result per arriving item (or
+/// monitor tick), and a backlog of finished results stayed as long as
+/// items kept arriving (regression test
 /// `a_backlog_in_front_of_a_costly_body_drains_while_items_keep_arriving`,
-/// deployment `random sections and random replicas seed 0`, 1 run in 10).
-/// The steps that yield meanwhile leave their passes idle, so the section
-/// spins (`exec/section.rs`); it parks only after [`SPIN_WINDOW`] idle,
-/// which is longer than this grace counted from an earlier moment, so the
-/// last pass before a park always calls `next()` (else the section would
-/// sleep without a waker for the source's items).
+/// deployment `random sections and random replicas seed 0`, 4 or more runs
+/// in 40). The steps that yield meanwhile leave their passes idle, so the
+/// section spins (`exec/section.rs`); it parks only after [`SPIN_WINDOW`]
+/// idle, which is no shorter than this grace and counted from a later
+/// moment, so the last pass before a park always calls `next()` (else the
+/// section would sleep without a waker for the source's items).
+///
+/// Only while work is held for room: a closed-loop client's next request,
+/// which comes right after the section's last progress, would otherwise
+/// wait out the grace. And only for a source without an upper bound (a
+/// channel, a socket): a nested loop over a range, whose entry had once
+/// timed a slow `next()` (a preempted thread) and so counted as waiting,
+/// yielded so at the end of its ranges, and
+/// `live_update::updates_reach_branches_inner_loops_and_called_algorithms_at_one_cut`
+/// hung in 5 of 10 runs of the conformance suite (every section parked;
+/// why the grace did not end there was not found). Restricted, 16 suite
+/// runs passed.
 ///
 /// [`SPIN_WINDOW`]: crate::pool::SPIN_WINDOW
 const BUSY_GRACE: std::time::Duration = crate::pool::SPIN_WINDOW;
@@ -329,7 +332,6 @@ where
                         // list as streaming (no lone I/O call on the
                         // driver's thread, spinning before each park:
                         // issue 21, part 5).
-                        let upper = it.size_hint().1;
                         let at_end = upper == Some(0);
                         if upper.is_none() && !probed {
                             probed = true;
