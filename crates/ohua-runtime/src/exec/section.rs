@@ -200,6 +200,7 @@ impl<'a> Section<'a> {
         peers: &[Section<'a>],
     ) {
         let _hook = BlockingHook::install(&self.waker, shared.streaming_flag(), shared.blocked_flag(), &self.progress);
+        let _look = blocking::LastLook::set(false);
         let _io = crate::io::Current::install(shared.io(), self.index);
         beat.set_thread();
         let backoff = Backoff::new();
@@ -235,6 +236,7 @@ impl<'a> Section<'a> {
                 outcome = if shared.aborted() || hosted.joined_since(self) {
                     Pass::Progress
                 } else {
+                    let _last = blocking::LastLook::set(true);
                     self.pass(me, &beat, &mut seq, shared, graph, peers, guests)
                 };
                 let parked = matches!(outcome, Pass::Idle);

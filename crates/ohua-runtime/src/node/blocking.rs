@@ -130,6 +130,39 @@ pub(crate) fn take_held_for_room() -> bool {
 }
 
 thread_local! {
+    /// Whether the section driving this thread is in its last look before
+    /// a park (`exec/section.rs`, after the sleep announcement).
+    static LAST_LOOK: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Marks the pass a driver makes after announcing its sleep: every
+/// operator must then do what it can, a loop entry must call its source's
+/// `next()` (`smap.rs`, `yield_to_section`), since a section that parks
+/// after that pass has no waker for work that only a `next()` would find
+/// (the end of a range, an item the source already holds). Restores the
+/// outer value on drop: a driver starts with `set(false)`, so a nested
+/// run's driver inside an operator stepped in a last look has its own.
+pub(crate) struct LastLook(bool);
+
+impl LastLook {
+    pub(crate) fn set(yes: bool) -> Self {
+        LastLook(LAST_LOOK.with(|l| l.replace(yes)))
+    }
+}
+
+impl Drop for LastLook {
+    fn drop(&mut self) {
+        LAST_LOOK.with(|l| l.set(self.0));
+    }
+}
+
+/// Whether the driver of this thread is in its last look before a park
+/// (see [`LastLook`]).
+pub(crate) fn last_look() -> bool {
+    LAST_LOOK.with(Cell::get)
+}
+
+thread_local! {
     /// Whether the section driving this thread times the current step.
     static STEP_TIMED: Cell<bool> = const { Cell::new(false) };
     /// Nanoseconds the current timed step spent waiting for input.
