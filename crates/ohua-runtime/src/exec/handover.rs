@@ -70,7 +70,7 @@ impl<'a> Section<'a> {
         }
         // Blocked: in a run that fetches, it stops counting as running.
         if let Some(quiet) = shared.quiet() {
-            ctl.beat.lend(beat, quiet);
+            ctl.beat.lend(beat, quiet, self.flag.fences());
         }
         // Rescue only if some other operator is left to run meanwhile (of
         // this section or of one it hosts, `hosting.rs`).
@@ -84,7 +84,7 @@ impl<'a> Section<'a> {
         let (part, stuck) = untag(stuck);
         let Some(slot) = peers.get(part).and_then(|p| p.tasks.get(stuck)) else { return };
         let (old, new) = (ctl.driver, ctl.last_id + 1);
-        if !try_retake(&self.driver, &ctl.beat, beat, old, new) {
+        if !try_retake(&self.driver, &ctl.beat, beat, old, new, self.flag.fences()) {
             return;
         }
         // The section is ours until `start`: the stuck driver touched `own`

@@ -366,15 +366,15 @@ mod tests {
 /// the host it reads from the flag.
 #[cfg(all(test, loom))]
 mod loom_models {
-    use crate::sync::{heavy_fence, light_fence, AtomicBool, AtomicU64, Mutex, Ordering, Parker, SleepFlag};
+    use crate::sync::{AtomicBool, AtomicU64, Fences, Mutex, Ordering, Parker, SleepFlag};
     use loom::sync::Arc;
     use loom::thread;
 
     fn flags() -> (Arc<SleepFlag>, Arc<SleepFlag>, Vec<Parker>) {
         let parkers = vec![Parker::new(), Parker::new()];
         let all: std::sync::Arc<[_]> = parkers.iter().map(|p| p.unparker().clone()).collect();
-        let host = SleepFlag::hostable(parkers[0].unparker().clone(), all.clone());
-        let guest = SleepFlag::hostable(parkers[1].unparker().clone(), all);
+        let host = SleepFlag::hostable(parkers[0].unparker().clone(), all.clone(), Fences::SYMMETRIC);
+        let guest = SleepFlag::hostable(parkers[1].unparker().clone(), all, Fences::SYMMETRIC);
         (host, guest, parkers)
     }
 
@@ -392,7 +392,7 @@ mod loom_models {
             let (g, i) = (guest.clone(), item.clone());
             let producer = thread::spawn(move || {
                 i.store(true, Ordering::Release);
-                light_fence();
+                Fences::SYMMETRIC.light();
                 g.sleeping_for_waker().then(|| g.host_index()).flatten()
             });
             guest.announce_sleep();
@@ -423,7 +423,7 @@ mod loom_models {
                     l.push(1);
                     n.fetch_add(1, Ordering::Release);
                 }
-                light_fence();
+                Fences::SYMMETRIC.light();
                 h.sleeping_for_waker()
             });
             host.going_to_sleep();
@@ -435,7 +435,7 @@ mod loom_models {
             // names the host.
             if !guests.lock().unwrap().is_empty() {
                 guest.announce_sleep();
-                heavy_fence();
+                Fences::SYMMETRIC.heavy();
                 assert!(guest.sleeping_for_waker() && guest.host_index() == Some(0));
             }
         });

@@ -22,7 +22,7 @@
 //! touches nothing of the section's but its own operator after that). The
 //! loom model at the bottom checks that nobody ever drives alongside.
 
-use crate::sync::{heavy_fence, light_fence, AtomicBool, AtomicU64, Ordering};
+use crate::sync::{AtomicBool, AtomicU64, Fences, Ordering};
 
 /// Bits of a beat that name the task being stepped: its section
 /// ([`SECTION_BITS`] above) and its index there. A host steps the tasks of
@@ -63,12 +63,13 @@ impl Beat {
     /// send its batch (`io/README.md`). A Dekker pair with
     /// [`Beat::take_back_lent`]: either the monitor sees the step end and
     /// takes its lend back, or the driver sees the lend and counts itself.
-    pub(crate) fn lend(&self, seen: u64, quiet: &crate::io::Quiet) {
+    /// `fences`: the run's (`SleepFlag::fences`), as the driver's.
+    pub(crate) fn lend(&self, seen: u64, quiet: &crate::io::Quiet, fences: Fences) {
         if self.2.load(Ordering::Relaxed) {
             return; // lent already during this step
         }
         self.2.store(true, Ordering::SeqCst);
-        heavy_fence();
+        fences.heavy();
         if self.read() == seen || !self.2.swap(false, Ordering::AcqRel) {
             // Still blocked, or the driver came back and counted itself
             // again already: either way one count is ours to give up.
@@ -163,9 +164,9 @@ pub(crate) fn stepping(beat: u64) -> Option<usize> {
 /// current driver id is `driver`. If not, the caller's step was taken over
 /// while it ran and the caller must go through the section's lock.
 #[inline(always)]
-pub(crate) fn still_driver(driver: &AtomicU64, me: u64) -> bool {
+pub(crate) fn still_driver(driver: &AtomicU64, me: u64, fences: Fences) -> bool {
     // Pairs with the heavy fence in `try_retake`.
-    light_fence();
+    fences.light();
     driver.load(Ordering::Relaxed) == me
 }
 
@@ -176,9 +177,9 @@ pub(crate) fn still_driver(driver: &AtomicU64, me: u64) -> bool {
 /// Otherwise the step has just ended; `old` is restored and the driver,
 /// should it have seen `new` meanwhile, finds itself still in charge under
 /// the lock.
-pub(crate) fn try_retake(driver: &AtomicU64, beat: &Beat, seen: u64, old: u64, new: u64) -> bool {
+pub(crate) fn try_retake(driver: &AtomicU64, beat: &Beat, seen: u64, old: u64, new: u64, fences: Fences) -> bool {
     driver.store(new, Ordering::SeqCst);
-    heavy_fence();
+    fences.heavy();
     if beat.read() == seen {
         return true;
     }
@@ -233,16 +234,16 @@ mod tests {
         let mut seq = 0;
         beat.enter(&mut seq, 0);
         let seen = beat.read();
-        assert!(try_retake(&driver, &beat, seen, 1, 2));
+        assert!(try_retake(&driver, &beat, seen, 1, 2, Fences::for_run(true)));
         beat.leave(seq);
-        assert!(!still_driver(&driver, 1), "the stuck driver learns it was replaced");
+        assert!(!still_driver(&driver, 1, Fences::for_run(true)), "the stuck driver learns it was replaced");
 
         let driver = AtomicU64::new(1);
         beat.enter(&mut seq, 0);
         let seen = beat.read();
         beat.leave(seq);
-        assert!(!try_retake(&driver, &beat, seen, 1, 2));
-        assert!(still_driver(&driver, 1), "a step that ended keeps its driver");
+        assert!(!try_retake(&driver, &beat, seen, 1, 2, Fences::for_run(true)));
+        assert!(still_driver(&driver, 1, Fences::for_run(true)), "a step that ended keeps its driver");
     }
 }
 
@@ -273,7 +274,7 @@ mod loom_models {
                 d.owned.with_mut(|p| unsafe { *p += 1 }); // before the step
                 d.beat.enter(&mut seq, 3);
                 d.beat.leave(seq); // the step returned
-                if still_driver(&d.driver, 1) {
+                if still_driver(&d.driver, 1, Fences::SYMMETRIC) {
                     d.owned.with_mut(|p| unsafe { *p += 1 }); // the next step
                 }
             });
@@ -285,7 +286,7 @@ mod loom_models {
                 }
                 thread::yield_now();
             };
-            if stepping(seen) == Some(3) && try_retake(&s.driver, &s.beat, seen, 1, 2) {
+            if stepping(seen) == Some(3) && try_retake(&s.driver, &s.beat, seen, 1, 2, Fences::SYMMETRIC) {
                 s.owned.with_mut(|p| unsafe { *p += 10 }); // the new driver
             }
             driver.join().unwrap();

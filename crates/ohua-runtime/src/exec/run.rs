@@ -92,15 +92,19 @@ impl<'a> Prepared<'a> {
             }
         };
         let plan = deploy::plan(graph, deployment);
-        // Decide the sleep/wake fences before any section thread starts.
-        crate::sync::init_fences();
+        // The run's sleep/wake fences, fixed before any section thread
+        // starts (`sync/asymmetric.rs`). A service waits for the process's
+        // `membarrier` registration: it runs for long.
+        let fences = crate::sync::Fences::for_run(control.is_some());
         let parkers: Vec<Parker> = (0..plan.sections).map(|_| Parker::new()).collect();
         // A graph that fetches counts its running sections (`io/README.md`).
         let fetches = graph.nodes.iter().any(|n| n.kind == crate::graph::OpKind::Await);
         let (flags, wakers, io) = if fetches {
             let io = IoRun::new(plan.sections, deployment.io);
-            let flags: Vec<Arc<SleepFlag>> =
-                parkers.iter().map(|p| SleepFlag::counted(p.unparker().clone(), Some(io.quiet().clone()))).collect();
+            let flags: Vec<Arc<SleepFlag>> = parkers
+                .iter()
+                .map(|p| SleepFlag::counted(p.unparker().clone(), Some(io.quiet().clone()), fences))
+                .collect();
             let wakers: Vec<Waker> = flags.iter().map(|f| Waker::new(f.clone())).collect();
             io.set_wakers(wakers.clone());
             (flags, wakers, Some(io))
@@ -109,11 +113,12 @@ impl<'a> Prepared<'a> {
             // for it (`exec/hosting.rs`): its flag forwards wake-ups.
             let all: std::sync::Arc<[_]> = parkers.iter().map(|p| p.unparker().clone()).collect();
             let flags: Vec<Arc<SleepFlag>> =
-                parkers.iter().map(|p| SleepFlag::hostable(p.unparker().clone(), all.clone())).collect();
+                parkers.iter().map(|p| SleepFlag::hostable(p.unparker().clone(), all.clone(), fences)).collect();
             let wakers: Vec<Waker> = flags.iter().map(|f| Waker::new(f.clone())).collect();
             (flags, wakers, None)
         } else {
-            let flags: Vec<Arc<SleepFlag>> = parkers.iter().map(|p| SleepFlag::new(p.unparker().clone())).collect();
+            let flags: Vec<Arc<SleepFlag>> =
+                parkers.iter().map(|p| SleepFlag::new(p.unparker().clone(), fences)).collect();
             let wakers: Vec<Waker> = flags.iter().map(|f| Waker::new(f.clone())).collect();
             (flags, wakers, None)
         };

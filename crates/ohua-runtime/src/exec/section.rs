@@ -381,7 +381,7 @@ impl<'a> Section<'a> {
             // A loop entry's wait for input is not work (`node/blocking.rs`).
             let waited = if timed { blocking::end_timed_step(outer_timed) } else { 0 };
             let ticks = start.map(|s| clock.now().saturating_sub(s).saturating_sub(clock.ticks_of_nanos(waited)));
-            let replaced = !still_driver(&self.driver, me);
+            let replaced = !still_driver(&self.driver, me, self.flag.fences());
             if let Some(quiet) = quiet {
                 // The monitor may have found this step blocked and stopped
                 // counting us (`Section::check`): count us again.

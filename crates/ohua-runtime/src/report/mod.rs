@@ -25,8 +25,11 @@ use crate::graph::GraphInfo;
 /// Whether this process's sections sleep and wake with asymmetric fences:
 /// `membarrier(2)` on the side about to park and a compiler fence on the
 /// waking side (Linux, where the system call is available), rather than a
-/// `SeqCst` fence on both sides. Decided once per process, on the first
-/// run or the first call of this function, and never changed after that.
+/// `SeqCst` fence on both sides. Decided once per process; this function
+/// waits for the decision (a registration with the kernel that costs
+/// 5-20 ms in a process that has other threads; runs that start before it
+/// completes use the symmetric fences, `sync/asymmetric.rs`), so the runs
+/// after it use the mode it names.
 ///
 /// Benchmarks print it in their headers: with `batch_size = 1` the fences
 /// are a large part of the cost of a message between sections, so numbers
@@ -41,7 +44,7 @@ use crate::graph::GraphInfo;
 /// assert_eq!(ohua_runtime::report::fences_are_asymmetric(), mode == "asymmetric");
 /// ```
 pub fn fences_are_asymmetric() -> bool {
-    crate::sync::is_asymmetric()
+    crate::sync::Fences::for_run(true).is_asymmetric()
 }
 
 /// Measurements of one run of one algorithm.

@@ -27,52 +27,132 @@
 //! `loom_impl.rs` issues loom's `SeqCst` fence on both sides, the symmetric
 //! protocol the loom models check.
 
-use std::sync::atomic::{compiler_fence, fence, AtomicU8, Ordering};
+use std::sync::atomic::{compiler_fence, fence, AtomicBool, Ordering};
+use std::sync::OnceLock;
 
-const UNKNOWN: u8 = 0;
-const ASYMMETRIC: u8 = 1;
-const SYMMETRIC: u8 = 2;
+/// The fences of one run: asymmetric (a compiler fence for the waker,
+/// `membarrier` for the sleeper) once this process has registered with
+/// `membarrier`, a `SeqCst` fence on each side before that or where the
+/// system call is missing. Fixed for the whole run and kept in each
+/// section's `SleepFlag`, so both sides of every pair use the same kind.
+/// The process's registration may complete while a run goes on; only later
+/// runs use it (a pair of a light fence that reads the new mode and a
+/// heavy fence that read the old one would lose a wake-up).
+///
+/// Registering costs a `synchronize_rcu` in the kernel when the process
+/// already has other threads: 5-20 ms, paid by the first run of
+/// `record_pipeline` (its first run's time went 72 -> 82-96 ms whenever the
+/// registration took that long). So a run in a single-threaded process
+/// registers at once (tens of µs); in a process with threads the
+/// registration runs on a thread of its own, and runs that start before it
+/// completes use the symmetric fences. A service waits for it
+/// ([`Fences::for_run`] with `wait`): it runs for long, and a flush pays a
+/// full fence in the symmetric mode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Fences {
+    asymmetric: bool,
+}
 
-/// Which fences this process uses; decided once by [`init`] and never changed
-/// after that, so both sides of every pair agree.
-static MODE: AtomicU8 = AtomicU8::new(UNKNOWN);
+/// Whether the process registered with `membarrier` (decided once).
+static REGISTERED: OnceLock<bool> = OnceLock::new();
 
-/// Decide the mode (registering with `membarrier` if possible). Idempotent;
-/// call it before the threads that use the fences start.
-pub fn init() {
-    if MODE.load(Ordering::Acquire) == UNKNOWN {
-        let mode = if membarrier_available() { ASYMMETRIC } else { SYMMETRIC };
-        // Concurrent callers compute the same answer; the first one wins.
-        let _ = MODE.compare_exchange(UNKNOWN, mode, Ordering::AcqRel, Ordering::Acquire);
+/// The registration was handed to a thread of its own.
+static REGISTERING: AtomicBool = AtomicBool::new(false);
+
+impl Fences {
+    /// A `SeqCst` fence on each side.
+    pub const SYMMETRIC: Fences = Fences { asymmetric: false };
+
+    /// The fences a run starting now uses (see the type's docs); with
+    /// `wait`, after the process's registration has completed.
+    pub fn for_run(wait: bool) -> Fences {
+        let registered = || *REGISTERED.get_or_init(membarrier_available);
+        match registration(REGISTERED.get().copied(), wait, single_threaded) {
+            Registration::Done(asymmetric) => Fences { asymmetric },
+            Registration::Here => Fences { asymmetric: registered() },
+            Registration::Elsewhere => {
+                if !REGISTERING.swap(true, Ordering::Relaxed) {
+                    let spawned = std::thread::Builder::new().name("ohua-membarrier".into()).spawn(move || {
+                        registered();
+                    });
+                    if spawned.is_err() {
+                        return Fences { asymmetric: registered() };
+                    }
+                }
+                Fences::SYMMETRIC
+            }
+        }
+    }
+
+    /// Whether these are the asymmetric fences.
+    pub fn is_asymmetric(self) -> bool {
+        self.asymmetric
+    }
+
+    /// The fast side's fence (the waker, on every flush).
+    #[inline(always)]
+    pub fn light(self) {
+        if self.asymmetric {
+            compiler_fence(Ordering::SeqCst);
+        } else {
+            fence(Ordering::SeqCst);
+        }
+    }
+
+    /// The slow side's fence (a section about to park).
+    pub fn heavy(self) {
+        if self.asymmetric {
+            membarrier_private_expedited();
+        } else {
+            fence(Ordering::SeqCst);
+        }
     }
 }
 
-/// Whether this process uses the asymmetric fences (after [`init`]).
-pub fn is_asymmetric() -> bool {
-    init();
-    MODE.load(Ordering::Acquire) == ASYMMETRIC
+/// Where a run finds the process's `membarrier` registration.
+#[derive(Debug, PartialEq, Eq)]
+enum Registration {
+    /// Decided already: asymmetric or not.
+    Done(bool),
+    /// To be done on the caller's thread now.
+    Here,
+    /// On a thread of its own; the run uses the symmetric fences.
+    Elsewhere,
 }
 
-/// The fast side's fence (the waker, on every flush).
-#[inline(always)]
-pub fn light() {
-    if MODE.load(Ordering::Relaxed) == ASYMMETRIC {
-        compiler_fence(Ordering::SeqCst);
-    } else {
-        // Not initialised, or no membarrier: a full fence pairs with either
-        // kind of heavy side.
-        fence(Ordering::SeqCst);
+/// The rule of [`Fences::for_run`]: a run waits for the registration only
+/// if it asked to (`wait`, a service) or if it costs nothing to wait (one
+/// thread in the process: no grace period for the kernel to wait out).
+fn registration(done: Option<bool>, wait: bool, single_threaded: impl FnOnce() -> bool) -> Registration {
+    match done {
+        Some(asymmetric) => Registration::Done(asymmetric),
+        None if wait || single_threaded() => Registration::Here,
+        None => Registration::Elsewhere,
     }
 }
 
-/// The slow side's fence (a section about to park).
-pub fn heavy() {
-    init();
-    if MODE.load(Ordering::Acquire) == ASYMMETRIC {
-        membarrier_private_expedited();
-    } else {
-        fence(Ordering::SeqCst);
-    }
+/// Whether this process has one thread (Linux: `/proc/self/stat`); then
+/// registering is cheap (no other thread's view to wait for). Unknown
+/// counts as not.
+#[cfg(target_os = "linux")]
+fn single_threaded() -> bool {
+    std::fs::read_to_string("/proc/self/stat").ok().and_then(|s| threads_in_stat(&s)) == Some(1)
+}
+
+/// The thread count in a `/proc/<pid>/stat` line (its twentieth field).
+/// The command name (field 2) is in parentheses and may hold spaces and
+/// parentheses: fields are counted from the last `)`, after which field 3
+/// comes first.
+#[cfg(any(target_os = "linux", test))]
+fn threads_in_stat(stat: &str) -> Option<u32> {
+    let (_, rest) = stat.rsplit_once(')')?;
+    rest.split_whitespace().nth(17)?.parse().ok()
+}
+
+/// Elsewhere there is no `membarrier` to register with: decided at once.
+#[cfg(not(target_os = "linux"))]
+fn single_threaded() -> bool {
+    true
 }
 
 #[cfg(target_os = "linux")]
@@ -91,7 +171,7 @@ fn membarrier_available() -> bool {
 #[cfg(target_os = "linux")]
 fn membarrier_private_expedited() {
     let ret = sys_membarrier(libc::MEMBARRIER_CMD_PRIVATE_EXPEDITED);
-    // Registration succeeded in `init`, so this cannot fail; if it somehow
+    // Registration succeeded (`Fences::for_run`), so this cannot fail; if it somehow
     // did, the light side's compiler fence would not be enough.
     assert_eq!(ret, 0, "membarrier(PRIVATE_EXPEDITED) failed after registration");
 }
@@ -112,14 +192,42 @@ mod tests {
     use super::*;
 
     #[test]
-    fn both_fences_run_and_the_mode_is_decided_once() {
-        init();
-        let mode = MODE.load(Ordering::Acquire);
-        assert_ne!(mode, UNKNOWN);
-        light();
-        heavy();
-        init();
-        assert_eq!(MODE.load(Ordering::Acquire), mode);
+    fn both_fences_run_and_a_waiting_run_sees_the_registration_done() {
+        let fences = Fences::for_run(true);
+        assert_eq!(REGISTERED.get().copied(), Some(fences.is_asymmetric()));
+        fences.light();
+        fences.heavy();
+        Fences::SYMMETRIC.light();
+        Fences::SYMMETRIC.heavy();
+        // Decided once: every later run gets the same.
+        assert_eq!(Fences::for_run(false), fences);
+    }
+
+    /// Regression: the first run of `record_pipeline` (whose process had
+    /// run threads before) waited 5-20 ms in the registration (the
+    /// kernel's `synchronize_rcu`), and its time went 72 -> 82-96 ms.
+    #[test]
+    fn a_run_in_a_process_with_threads_does_not_wait_for_the_registration() {
+        assert_eq!(registration(None, false, || false), Registration::Elsewhere);
+        // One thread: registering costs tens of µs, so done at once.
+        assert_eq!(registration(None, false, || true), Registration::Here);
+        // A service waits for it whatever the threads, without asking.
+        assert_eq!(registration(None, true, || panic!("not asked")), Registration::Here);
+        assert_eq!(registration(Some(true), false, || panic!("not asked")), Registration::Done(true));
+        assert_eq!(registration(Some(false), true, || panic!("not asked")), Registration::Done(false));
+    }
+
+    #[test]
+    fn the_thread_count_is_read_past_a_command_name_with_spaces_and_parentheses() {
+        let stat = "4242 (my (odd) cmd) S 1 4242 4242 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 7 0 12345 1000000 200";
+        assert_eq!(threads_in_stat(stat), Some(7));
+        assert_eq!(threads_in_stat("4242 (cut short) S 1 2"), None);
+        assert_eq!(threads_in_stat("no parenthesis"), None);
+        #[cfg(target_os = "linux")]
+        {
+            let own = std::fs::read_to_string("/proc/self/stat").unwrap();
+            assert!(threads_in_stat(&own).is_some_and(|n| n >= 1), "{own}");
+        }
     }
 
     /// The Dekker pair with the asymmetric fences, item by item: the
@@ -139,9 +247,8 @@ mod tests {
 
         const ITEMS: u64 = 20_000;
         const LOST: Duration = Duration::from_secs(5);
-        init();
         let parker = Parker::new();
-        let flag = SleepFlag::new(parker.unparker().clone());
+        let flag = SleepFlag::new(parker.unparker().clone(), Fences::for_run(true));
         let waker = Waker::new(flag.clone());
         let pushed = AtomicU64::new(0);
         let taken = AtomicU64::new(0);

@@ -7,22 +7,35 @@
 pub use loom::sync::atomic::{fence, AtomicBool, AtomicIsize, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 pub use loom::sync::{Arc, Condvar, Mutex, MutexGuard};
 
-/// The waker's side of the pair: a `SeqCst` fence under loom.
-pub fn light_fence() {
-    fence(Ordering::SeqCst);
-}
+/// The fences of one run: a `SeqCst` fence on each side under loom (the
+/// symmetric protocol the models check).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Fences;
 
-/// The parking side of the pair: a `SeqCst` fence under loom.
-pub fn heavy_fence() {
-    fence(Ordering::SeqCst);
-}
+impl Fences {
+    /// A `SeqCst` fence on each side (named by the loom models).
+    #[allow(dead_code)]
+    pub const SYMMETRIC: Fences = Fences;
 
-/// Nothing to decide under loom.
-pub fn init_fences() {}
+    /// Under loom the fences are symmetric.
+    pub fn for_run(_wait: bool) -> Fences {
+        Fences
+    }
 
-/// Under loom the fences are symmetric.
-pub fn is_asymmetric() -> bool {
-    false
+    /// Under loom the fences are symmetric.
+    pub fn is_asymmetric(self) -> bool {
+        false
+    }
+
+    /// The waker's side of the pair.
+    pub fn light(self) {
+        fence(Ordering::SeqCst);
+    }
+
+    /// The parking side of the pair.
+    pub fn heavy(self) {
+        fence(Ordering::SeqCst);
+    }
 }
 
 /// The ring's slot cell over loom's tracked cell, so the model checker sees

@@ -22,8 +22,8 @@ mod loom_impl;
 use loom_impl as imp;
 
 pub use imp::{
-    fence, heavy_fence, init_fences, is_asymmetric, light_fence, Arc, AtomicBool, AtomicIsize, AtomicU64, AtomicU8,
-    AtomicUsize, Condvar, Mutex, MutexGuard, Ordering, SlotCell,
+    fence, Arc, AtomicBool, AtomicIsize, AtomicU64, AtomicU8, AtomicUsize, Condvar, Fences, Mutex, MutexGuard,
+    Ordering, SlotCell,
 };
 
 pub use crossbeam_utils::sync::{Parker, Unparker};
@@ -69,6 +69,8 @@ pub struct SleepFlag {
     /// section's unparker, and which section's driver steps this one's
     /// operators now ([`NOT_HOSTED`] while its own thread does).
     hosts: Option<(std::sync::Arc<[Unparker]>, AtomicUsize)>,
+    /// The run's fences, the same for every flag of the run.
+    fences: Fences,
 }
 
 /// [`SleepFlag`]'s host while the section's own thread drives it.
@@ -90,23 +92,32 @@ const BLOCKED: u8 = 3;
 const BLOCKED_WOKEN: u8 = 4;
 
 impl SleepFlag {
-    /// The flag of a section that parks on the parker owning `unparker`.
-    pub fn new(unparker: Unparker) -> Arc<Self> {
-        Self::counted(unparker, None)
+    /// The flag of a section that parks on the parker owning `unparker`,
+    /// in a run that uses `fences`.
+    pub fn new(unparker: Unparker, fences: Fences) -> Arc<Self> {
+        Self::counted(unparker, None, fences)
     }
 
     /// The flag of a section of a run whose running sections are counted by
     /// `quiet` (if given).
-    pub fn counted(unparker: Unparker, quiet: Option<std::sync::Arc<Quiet>>) -> Arc<Self> {
-        Arc::new(SleepFlag { state: AtomicU8::new(AWAKE), wait_since: AtomicU64::new(0), unparker, quiet, hosts: None })
+    pub fn counted(unparker: Unparker, quiet: Option<std::sync::Arc<Quiet>>, fences: Fences) -> Arc<Self> {
+        let (state, wait_since, hosts) = (AtomicU8::new(AWAKE), AtomicU64::new(0), None);
+        Arc::new(SleepFlag { state, wait_since, unparker, quiet, hosts, fences })
     }
 
     /// The flag of a section that another section's driver may *host*
     /// (step its operators and sleep for it, `exec/hosting.rs`): a wake-up
     /// then also unparks the host, `all[host]` ([`SleepFlag::hosted_by`]).
-    pub fn hostable(unparker: Unparker, all: std::sync::Arc<[Unparker]>) -> Arc<Self> {
+    pub fn hostable(unparker: Unparker, all: std::sync::Arc<[Unparker]>, fences: Fences) -> Arc<Self> {
         let hosts = Some((all, AtomicUsize::new(NOT_HOSTED)));
-        Arc::new(SleepFlag { state: AtomicU8::new(AWAKE), wait_since: AtomicU64::new(0), unparker, quiet: None, hosts })
+        let (state, wait_since) = (AtomicU8::new(AWAKE), AtomicU64::new(0));
+        Arc::new(SleepFlag { state, wait_since, unparker, quiet: None, hosts, fences })
+    }
+
+    /// The fences of the flag's run: the other Dekker pairs of its section
+    /// (`exec/rescue.rs`) use them too.
+    pub fn fences(&self) -> Fences {
+        self.fences
     }
 
     /// From now on section `host`'s driver (or, with `None`, the section's
@@ -196,7 +207,7 @@ impl SleepFlag {
     /// [`SleepFlag::parking`] and park, or [`SleepFlag::awake`].
     pub fn going_to_sleep(&self) {
         self.state.store(SLEEPING, Ordering::SeqCst);
-        heavy_fence();
+        self.fences.heavy();
     }
 
     /// The last pass found nothing to do: the section parks now.
@@ -294,7 +305,7 @@ impl Waker {
                 // Pairs with the heavy fence in `going_to_sleep`: our push is
                 // visible to the section's last pass, or we see it is going
                 // to sleep.
-                light_fence();
+                flag.fences.light();
                 let state = flag.state_for_waker();
                 if state == SLEEPING {
                     if let Some(q) = &flag.quiet {
@@ -333,7 +344,7 @@ mod blocked_tests {
     #[test]
     fn a_wake_up_marks_a_wait_and_never_hides_a_sleep() {
         let parker = Parker::new();
-        let flag = SleepFlag::new(parker.unparker().clone());
+        let flag = SleepFlag::new(parker.unparker().clone(), Fences::for_run(true));
         let waker = Waker::new(flag.clone());
         waker.wake();
         assert!(!flag.woken_while_blocked(), "an awake section has no wait to mark");

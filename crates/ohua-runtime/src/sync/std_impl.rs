@@ -10,11 +10,11 @@ pub use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 mod asymmetric;
 #[path = "recycle.rs"]
 mod recycle;
-/// The sleep/wake protocol's fences: `light_fence` on the waker's side (every
-/// flush), `heavy_fence` on the side about to park (see `sync/asymmetric.rs`);
-/// `init_fences` decides once per process whether they are asymmetric
-/// (`membarrier`) or a `SeqCst` fence each, and `is_asymmetric` tells which.
-pub use asymmetric::{heavy as heavy_fence, init as init_fences, is_asymmetric, light as light_fence};
+/// The sleep/wake protocol's fences of one run: `light` on the waker's
+/// side (every flush), `heavy` on the side about to park (see
+/// `sync/asymmetric.rs`), asymmetric (`membarrier`) once the process has
+/// registered, a `SeqCst` fence each before that or without it.
+pub use asymmetric::Fences;
 
 /// One slot of an arc's ring: a possibly uninitialised `T` that the two ends
 /// of the arc hand to each other through the ring's indices.
