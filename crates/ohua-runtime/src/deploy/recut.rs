@@ -250,7 +250,8 @@ const SPREAD_TO: f64 = 0.45;
 /// more when the busiest thread was busy for more than 60 % of it (its
 /// queue grows with its load), onto the fewest that keep each under 45 %
 /// (or regrouped over as many threads as before, if the load's shape
-/// changed and that takes a fifth off the busiest). `None`: keep the
+/// changed and that takes a fifth off the busiest). Groups beyond
+/// `threads` (the threads left to them now) fuse into it. `None`: keep the
 /// groups.
 pub(crate) fn service_groups(
     loads: &[f64],
@@ -264,6 +265,12 @@ pub(crate) fn service_groups(
     let fewest = |share: f64| {
         (1..=threads.max(1)).map(|g| contiguous_groups(loads, g)).find(|h| bottleneck(loads, h) <= share * span)
     };
+    if now > threads.max(1) {
+        // Fewer threads than groups (replicas took some): into as few as
+        // keep each under the spread's share, or all of them.
+        let fit = fewest(SPREAD_TO).unwrap_or_else(|| contiguous_groups(loads, threads.max(1)));
+        return Some((fit, Change::Fuse));
+    }
     if let Some(fused) = fewest(FUSE_BELOW).filter(|h| count(h) < now) {
         return Some((fused, Change::Fuse));
     }
@@ -364,6 +371,26 @@ mod tests {
         assert_eq!(groups(1_000.0), Some(vec![0, 0, 2, 2, 4, 4, 6, 6]));
         // In a window of 3,000 µs, 80 % on one thread: two keep it at 40 %.
         assert_eq!(groups(3_000.0), Some(vec![0, 0, 0, 0, 4, 4, 4, 4]));
+    }
+
+    /// A replica lane that opens takes a thread of the pipeline's: groups
+    /// beyond the threads left fuse into them, even under load (the
+    /// elastic AttackDetector's 90 % step ran on three threads of two cores).
+    #[test]
+    fn a_service_fuses_into_the_threads_its_replicas_left_it() {
+        let heavy = [300.0, 300.0, 80.0, 80.0, 40.0];
+        assert_eq!(
+            service_groups(&heavy, &[0, 1, 1, 1, 1], 1_000.0, 1),
+            Some((vec![0; 5], Change::Fuse)),
+            "80 % on one thread, but only one is left"
+        );
+        assert_eq!(service_groups(&heavy, &[0; 5], 1_000.0, 1), None, "on one already: nowhere to spread");
+        // Four groups, two threads left: the fewest under 45 % (two).
+        let loads = [200.0; 8];
+        assert_eq!(
+            service_groups(&loads, &[0, 0, 2, 2, 4, 4, 6, 6], 2_000.0, 2),
+            Some((vec![0, 0, 0, 0, 4, 4, 4, 4], Change::Fuse))
+        );
     }
 
     const fn node(name: &'static str, kind: OpKind, depth: u16) -> crate::graph::NodeInfo {

@@ -145,7 +145,8 @@ impl<'a> Prepared<'a> {
                 Some(std::sync::Arc::new(Regroup::new(*threads, start, true, holds)))
             }
             Some(Recut::Streaming { threads, start, pipeline }) => {
-                Some(std::sync::Arc::new(Regroup::new(*threads, start, false, holds).streaming_only(*pipeline)))
+                let lanes = elastic.iter().flatten().cloned().collect();
+                Some(std::sync::Arc::new(Regroup::new(*threads, start, false, holds).streaming_only(*pipeline, lanes)))
             }
             _ => None,
         };
