@@ -94,8 +94,10 @@ struct Decider {
     rebalances: u32,
     calm_until: Duration,
     /// No spread before this: replica lanes took the threads
-    /// ([`LANES_KEEP_THREADS`]).
+    /// ([`LANES_KEEP_THREADS`]), this many times since the pipeline last
+    /// fused by its own load.
     spread_after: Duration,
+    lanes_took: u32,
 }
 
 /// After replica lanes that opened took threads from the pipeline (its
@@ -104,8 +106,21 @@ struct Decider {
 /// opens again within a few of its windows, and the pipeline followed it
 /// each time (`ohua-bench elastic-attack`'s 90 % step: 4-6 re-cuts in a
 /// step, and 6-8 lane changes where 4 did before). A lane that stays
-/// closed after a step down leaves a load the fused pipeline takes.
+/// closed after a step down leaves a load the fused pipeline takes. The
+/// n-th time in a row the wait is `2^(n-1)` times as long, up to
+/// [`LANES_KEEP_LONGEST`]: the web server's startup on two cores went
+/// spread, lane open, fused, a second later spread again, 6-7 times in
+/// its first 3 s step.
 const LANES_KEEP_THREADS: Duration = Duration::from_secs(1);
+
+/// The longest wait of [`LANES_KEEP_THREADS`].
+const LANES_KEEP_LONGEST: Duration = Duration::from_secs(8);
+
+/// How long the pipeline waits to spread after the `n`-th time in a row
+/// that replica lanes took its threads (see [`LANES_KEEP_THREADS`]).
+fn lanes_keep(n: u32) -> Duration {
+    (LANES_KEEP_THREADS * (1 << n.saturating_sub(1).min(10))).min(LANES_KEEP_LONGEST)
+}
 
 /// After a service's `r`-th rebalance in a row, the next waits this many
 /// stream windows times `2^(r-1)`, up to [`CALM_LONGEST`]: a load whose
@@ -166,6 +181,7 @@ impl Regroup {
             rebalances: 0,
             calm_until: Duration::ZERO,
             spread_after: Duration::ZERO,
+            lanes_took: 0,
         };
         Regroup {
             threads,
@@ -269,7 +285,10 @@ impl Regroup {
                 Some((_, Change::Spread)) if now < d.spread_after => None,
                 Some((groups, change)) => {
                     if hosts.iter().enumerate().filter(|&(k, &h)| k == h).count() > threads {
-                        d.spread_after = now + LANES_KEEP_THREADS;
+                        d.lanes_took += 1;
+                        d.spread_after = now + lanes_keep(d.lanes_took);
+                    } else if change == Change::Fuse {
+                        d.lanes_took = 0;
                     }
                     d.rebalances = if change == Change::Rebalance { d.rebalances + 1 } else { 0 };
                     let calm = CALM_AFTER * (1 << d.rebalances.saturating_sub(1).min(10));
@@ -373,6 +392,13 @@ mod tests {
         assert!(!r.decide(true), "no spread within the second after the lanes took a thread");
         assert!(!r.due(), "the window was decided on");
         assert_eq!((0..4).map(|k| r.host_of(k)).collect::<Vec<_>>(), vec![0, 0, 0, 3]);
+        assert_eq!(r.decider.lock().unwrap().lanes_took, 1);
+    }
+
+    #[test]
+    fn the_pipeline_waits_longer_each_time_in_a_row_the_lanes_take_its_threads() {
+        let waits: Vec<u64> = (1..=6).map(|n| lanes_keep(n).as_secs()).collect();
+        assert_eq!(waits, [1, 2, 4, 8, 8, 8]);
     }
 
     #[test]
