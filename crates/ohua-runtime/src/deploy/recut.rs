@@ -269,7 +269,7 @@ pub(crate) fn service_groups(
         // Fewer threads than groups (replicas took some): into as few as
         // keep each under the spread's share, or all of them.
         let fit = fewest(SPREAD_TO).unwrap_or_else(|| contiguous_groups(loads, threads.max(1)));
-        return Some((fit, Change::Fuse));
+        return Some((fit, Change::Cede));
     }
     if let Some(fused) = fewest(FUSE_BELOW).filter(|h| count(h) < now) {
         return Some((fused, Change::Fuse));
@@ -294,6 +294,9 @@ pub(crate) fn service_groups(
 pub(crate) enum Change {
     /// Onto fewer threads.
     Fuse,
+    /// Onto the fewer threads replica lanes left (more groups than
+    /// `threads`), whatever the load.
+    Cede,
     /// Onto more threads.
     Spread,
     /// Over as many threads, more evenly.
@@ -381,7 +384,7 @@ mod tests {
         let heavy = [300.0, 300.0, 80.0, 80.0, 40.0];
         assert_eq!(
             service_groups(&heavy, &[0, 1, 1, 1, 1], 1_000.0, 1),
-            Some((vec![0; 5], Change::Fuse)),
+            Some((vec![0; 5], Change::Cede)),
             "80 % on one thread, but only one is left"
         );
         assert_eq!(service_groups(&heavy, &[0; 5], 1_000.0, 1), None, "on one already: nowhere to spread");
@@ -389,7 +392,7 @@ mod tests {
         let loads = [200.0; 8];
         assert_eq!(
             service_groups(&loads, &[0, 0, 2, 2, 4, 4, 6, 6], 2_000.0, 2),
-            Some((vec![0, 0, 0, 0, 4, 4, 4, 4], Change::Fuse))
+            Some((vec![0, 0, 0, 0, 4, 4, 4, 4], Change::Cede))
         );
     }
 

@@ -284,7 +284,7 @@ impl Regroup {
                 Some((_, Change::Rebalance)) if now < d.calm_until => None,
                 Some((_, Change::Spread)) if now < d.spread_after => None,
                 Some((groups, change)) => {
-                    if hosts.iter().enumerate().filter(|&(k, &h)| k == h).count() > threads {
+                    if change == Change::Cede {
                         d.lanes_took += 1;
                         d.spread_after = now + lanes_keep(d.lanes_took);
                     } else if change == Change::Fuse {
