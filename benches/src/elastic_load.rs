@@ -251,6 +251,7 @@ impl Tally {
                 met == total
             })
             .collect();
+        let steps_all = steps.clone();
         let (met, total) = print_steps(name, steps, self.load, window, sla, overload);
         let shown: Vec<String> = cores.iter().map(|c| format!("{c:.2}")).collect();
         let decisions: Vec<String> = self.decisions_per_step(report).iter().map(usize::to_string).collect();
@@ -280,10 +281,38 @@ impl Tally {
                 println!("      {r}");
             }
         }
+        // SLA_MISSES=1: each missed window outside the overload step, with
+        // the decisions and re-cuts in it and in the window before.
+        if std::env::var_os("SLA_MISSES").is_some() {
+            self.print_misses(&steps_all, report);
+        }
         if is_fixed {
             self.fixed.push(step_met.into_iter().zip(cores).collect());
         } else {
             self.elastic.push((name.to_string(), cores));
+        }
+    }
+
+    /// The windows outside the overload step whose p99 missed the SLA, with
+    /// the decisions and re-cuts from a window before to its end.
+    fn print_misses(&self, steps: &Steps, report: &ohua::RunReport) {
+        let Sla { sla, window, overload } = self.sla;
+        let w = window.as_secs_f64();
+        for (t, p99) in p99_per_window(steps, window) {
+            let step = ((t / self.load.step_secs) as usize).min(self.load.steps.len() - 1);
+            if p99 <= sla || self.load.steps[step] >= overload {
+                continue;
+            }
+            println!("      missed: window at {t:.0} s, p99 {:.3} ms", p99.as_secs_f64() * 1e3);
+            let near = |at: Duration| (t - w..t + w).contains(&at.as_secs_f64());
+            for n in &report.nodes {
+                for d in n.decisions.iter().filter(|d| near(d.at)) {
+                    println!("        {}: {d}", n.name);
+                }
+            }
+            for r in report.recuts.iter().filter(|r| near(r.at)) {
+                println!("        re-cut: {r}");
+            }
         }
     }
 
