@@ -26,6 +26,7 @@ mod live_update;
 mod regressions;
 mod replication;
 mod runtime_contract;
+mod snapshots;
 mod streaming;
 
 /// With `autotests = false` a new file in `tests/` runs only if it is a

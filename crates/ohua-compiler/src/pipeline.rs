@@ -68,6 +68,10 @@ pub fn compile(item: &syn::ItemFn, siblings: &[syn::ItemFn]) -> Result<Compiled>
     let mut graph = passes::lower::lower(&ir)?;
     graph.keyed = graph::keyed_locals(&ast.body);
     graph.cloneable = graph::cloneable_params(&ast);
+    // A call on a snapshot state becomes a step on the state and a finish
+    // off it, where a `&self` call runs (`graph/snapshot.rs`).
+    let snapshots = graph::snapshot::snapshot_locals(item, &ast.body)?;
+    graph::snapshot::split_reads(&mut graph, &snapshots);
     let tokens = codegen::generate(item, &graph);
     Ok(Compiled { ast, ir, graph, tokens })
 }

@@ -69,6 +69,7 @@ pub(crate) mod packet;
 mod pool;
 pub(crate) mod port;
 pub mod report;
+pub mod snapshot;
 mod stats;
 pub(crate) mod sync;
 #[cfg(all(test, not(loom)))]

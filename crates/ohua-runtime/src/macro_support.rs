@@ -22,6 +22,11 @@ pub use crate::update::interrupt::{Candidate, ViaRecvTimeout, ViaValue};
 pub use crate::context::with_control;
 pub use crate::update::{Action, Control};
 
+/// What a call on a snapshot state becomes (`graph/snapshot.rs` in the compiler).
+pub mod snapshot {
+    pub use crate::snapshot::{Probe, Reader, Snapshot, Step, Writer};
+}
+
 /// What a fetch statement becomes (`frontend/fetch.rs` in the compiler).
 pub mod io {
     pub use crate::io::{submit, Order};

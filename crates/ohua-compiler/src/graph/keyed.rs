@@ -27,7 +27,7 @@ pub fn keyed_locals(body: &Block) -> Vec<String> {
 
 /// Locals bound once, by `let s = ..MARKER(..);`, and never again nor
 /// assigned.
-fn marked_locals(body: &Block, marker: &str) -> Vec<String> {
+pub(super) fn marked_locals(body: &Block, marker: &str) -> Vec<String> {
     // name -> (marked bindings, other bindings or assignments)
     let mut seen: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     block(body, marker, &mut seen);
@@ -153,7 +153,7 @@ fn expr(e: &Expr, m: &str, seen: &mut BTreeMap<String, (usize, usize)>) {
 }
 
 /// `MARKER(..)` or `path::MARKER(..)` with one argument.
-fn is_marker_call(e: &syn::Expr, marker: &str) -> bool {
+pub(super) fn is_marker_call(e: &syn::Expr, marker: &str) -> bool {
     match e {
         syn::Expr::Call(c) => {
             c.args.len() == 1

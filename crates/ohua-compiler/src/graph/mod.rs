@@ -9,6 +9,7 @@ mod io_rounds;
 mod keyed;
 pub mod ops;
 mod print;
+pub mod snapshot;
 
 pub use io_rounds::{fetch_sites, print_io, FetchSite};
 pub use keyed::{cloneable_params, keyed_locals};

@@ -1,0 +1,298 @@
+//! Calls on snapshot states (`ohua::snapshot`, InContext's contexts, issue
+//! 24): a call statement on one becomes two operators, so that a `&self`
+//! call runs off the state's path.
+//!
+//! ```text
+//!                            let __ohua_step = {              // on the state, in order
+//!                                if T::verify only reads {
+//! let ok = s.verify(&m);  ==>        Step::Read(share(s), (m,))   // a snapshot: Arc::clone
+//!                                } else { Step::Done(s.verify(&m)) }
+//!                            };
+//!                            let ok = match __ohua_step {     // stateless: may run on replicas
+//!                                Done(r) => r,
+//!                                Read(snap, (m,)) => snap.verify(&m),
+//!                            };
+//! ```
+//!
+//! The macro cannot see whether `verify` takes `&self`: the generated code
+//! asks rustc, through the runtime's `snapshot::Probe`, naming the method
+//! as `T::verify` with the state's type `T` read from the declaration
+//! ([`snapshot_type`]). A `&mut self` call runs in the first operator, as
+//! any call on a state does, and the second only hands its result on. A
+//! `&self` call's arguments are evaluated in the second: their values
+//! travel with the snapshot (the step's data inputs moved, its read-only
+//! sticky inputs cloned).
+//!
+//! Only a `let` whose whole value is one method call on the state, with
+//! arguments that have no effects of their own (locals, fields, literals,
+//! shared references, operators, calls of free functions; no method call,
+//! macro, closure or `&mut`), is split. Any other use of the state is a
+//! call on it as on any state: in order, correct, not in parallel.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, ToTokens};
+use syn::spanned::Spanned;
+use syn::visit::Visit;
+
+use super::keyed::{is_marker_call, marked_locals};
+use super::{Arc, CallNode, Graph, Kind, Node, NodeId};
+use crate::error::{CompileError, Result};
+use crate::frontend::ast::Block;
+use crate::ir::Code;
+
+/// A snapshot local and the path of its state's type, as code names it
+/// before `::method`.
+#[derive(Debug, Clone)]
+pub struct SnapshotLocal {
+    /// The local's name.
+    pub name: String,
+    /// The state's type: `Routes`, `Vec::<u8>`, or `<T>` from a turbofish.
+    pub ty: TokenStream,
+}
+
+/// The snapshot locals of an algorithm: bound once by
+/// `let [mut] s = ..snapshot(ARG);` and never again (as keyed locals are).
+///
+/// # Errors
+///
+/// A snapshot whose state's type cannot be read from its declaration.
+pub fn snapshot_locals(item: &syn::ItemFn, body: &Block) -> Result<Vec<SnapshotLocal>> {
+    let names = marked_locals(body, "snapshot");
+    struct Find<'a>(&'a [String], Vec<(String, syn::ExprCall)>);
+    impl<'v> Visit<'v> for Find<'_> {
+        fn visit_local(&mut self, l: &'v syn::Local) {
+            if let (syn::Pat::Ident(p), Some(init)) = (&l.pat, &l.init) {
+                if let syn::Expr::Call(c) = &*init.expr {
+                    let name = p.ident.to_string();
+                    if is_marker_call(&init.expr, "snapshot") && self.0.contains(&name) {
+                        self.1.push((name, c.clone()));
+                    }
+                }
+            }
+            syn::visit::visit_local(self, l);
+        }
+    }
+    let mut find = Find(&names, Vec::new());
+    find.visit_block(&item.block);
+    find.1
+        .into_iter()
+        .map(|(name, call)| {
+            let ty = snapshot_type(&call).ok_or_else(|| {
+                CompileError::invalid(
+                    call.args.span(),
+                    format!(
+                        "ohua needs the type of the snapshot state `{name}` to tell its `&self` methods from its \
+                         `&mut self` ones, and cannot read it from this expression; name it: \
+                         `snapshot::<YourType>(..)`"
+                    ),
+                )
+            })?;
+            Ok(SnapshotLocal { name, ty })
+        })
+        .collect()
+}
+
+/// The state's type in `snapshot::<T>(..)`, `snapshot(T::new(..))` (any
+/// path whose last-but-one segment is capitalised, as a type's is, except
+/// `Default`) or `snapshot(T { .. })`.
+pub fn snapshot_type(call: &syn::ExprCall) -> Option<TokenStream> {
+    if let syn::Expr::Path(f) = &*call.func {
+        if let syn::PathArguments::AngleBracketed(a) = &f.path.segments.last()?.arguments {
+            if let Some(syn::GenericArgument::Type(t)) = a.args.first() {
+                return Some(quote!(<#t>));
+            }
+        }
+    }
+    let capitalised = |s: &syn::PathSegment| {
+        s.ident.to_string().starts_with(|c: char| c.is_ascii_uppercase()) && s.ident != "Default"
+    };
+    match call.args.first()? {
+        syn::Expr::Call(c) => match &*c.func {
+            syn::Expr::Path(p) if p.qself.is_none() && p.path.segments.len() >= 2 => {
+                let segments = &p.path.segments;
+                let ty_segment = &segments[segments.len() - 2];
+                if !capitalised(ty_segment) {
+                    return None;
+                }
+                let leading = p.path.leading_colon;
+                let ty = segments.iter().take(segments.len() - 1);
+                Some(quote!(#leading #(#ty)::*))
+            }
+            _ => None,
+        },
+        syn::Expr::Struct(s) if s.qself.is_none() => Some(s.path.to_token_stream()),
+        _ => None,
+    }
+}
+
+/// Split every call statement on a snapshot state into its step and its
+/// finish (module docs). Node ids stay in producer order: each finish
+/// comes right after its step.
+pub fn split_reads(g: &mut Graph, states: &[SnapshotLocal]) {
+    let mut n = 0;
+    while n < g.nodes.len() {
+        if let Some(split) = candidate(g, n, states) {
+            apply(g, n, split);
+            n += 1;
+        }
+        n += 1;
+    }
+}
+
+/// What a split needs from the call it splits.
+struct Split {
+    state: syn::Ident,
+    ty: TokenStream,
+    method: syn::Ident,
+    args: Vec<syn::Expr>,
+    /// The step's data inputs that travel with a snapshot, by value.
+    moved: Vec<syn::Ident>,
+    /// Its read-only sticky inputs, cloned into the snapshot's values.
+    cloned: Vec<syn::Ident>,
+}
+
+fn candidate(g: &Graph, n: NodeId, states: &[SnapshotLocal]) -> Option<Split> {
+    let Kind::Call(c) = &g.nodes[n].kind else { return None };
+    let Code::Let { pat: Some(_), expr, .. } = &c.code else { return None };
+    let bound = c.returns.len() - c.threaded_returns;
+    let syn::Expr::MethodCall(m) = strip_parens(expr) else { return None };
+    let syn::Expr::Path(recv) = strip_parens(&m.receiver) else { return None };
+    let state = recv.path.get_ident()?;
+    let local = states.iter().find(|s| state == s.name.as_str())?;
+    let is_state = |i: &syn::Ident| i == state;
+    let threaded = &c.returns[bound..];
+    let input = c.data.iter().flatten().any(is_state) || c.sticky.iter().any(|s| is_state(&s.ident));
+    if bound == 0 || m.turbofish.is_some() || !input || threaded.iter().any(|t| !is_state(t)) {
+        return None;
+    }
+    if !m.args.iter().all(effect_free) {
+        return None;
+    }
+    let cloneable = |i: &syn::Ident| g.cloneable.iter().any(|p| i == p.as_str());
+    let sticky: Vec<syn::Ident> = c.sticky.iter().map(|s| s.ident.clone()).filter(|i| !is_state(i)).collect();
+    if !sticky.iter().all(cloneable) {
+        return None;
+    }
+    Some(Split {
+        state: state.clone(),
+        ty: local.ty.clone(),
+        method: m.method.clone(),
+        args: m.args.iter().cloned().collect(),
+        moved: c.data.iter().flatten().filter(|i| !is_state(i)).cloned().collect(),
+        cloned: sticky,
+    })
+}
+
+fn strip_parens(e: &syn::Expr) -> &syn::Expr {
+    match e {
+        syn::Expr::Paren(p) => strip_parens(&p.expr),
+        syn::Expr::Group(g) => strip_parens(&g.expr),
+        e => e,
+    }
+}
+
+/// An argument whose evaluation may move to another operator: it calls no
+/// method and no macro, borrows nothing mutably and assigns nothing.
+fn effect_free(e: &syn::Expr) -> bool {
+    use syn::Expr as E;
+    match e {
+        E::Lit(_) | E::Path(_) => true,
+        E::Reference(r) => r.mutability.is_none() && effect_free(&r.expr),
+        E::Field(f) => effect_free(&f.base),
+        E::Paren(p) => effect_free(&p.expr),
+        E::Group(g) => effect_free(&g.expr),
+        E::Unary(u) => effect_free(&u.expr),
+        E::Binary(b) => !assigns(&b.op) && effect_free(&b.left) && effect_free(&b.right),
+        E::Index(i) => effect_free(&i.expr) && effect_free(&i.index),
+        E::Tuple(t) => t.elems.iter().all(effect_free),
+        E::Array(a) => a.elems.iter().all(effect_free),
+        E::Cast(c) => effect_free(&c.expr),
+        E::Call(c) => matches!(&*c.func, E::Path(_)) && c.args.iter().all(effect_free),
+        _ => false,
+    }
+}
+
+fn assigns(op: &syn::BinOp) -> bool {
+    use syn::BinOp as B;
+    matches!(
+        op,
+        B::AddAssign(_)
+            | B::SubAssign(_)
+            | B::MulAssign(_)
+            | B::DivAssign(_)
+            | B::RemAssign(_)
+            | B::BitXorAssign(_)
+            | B::BitAndAssign(_)
+            | B::BitOrAssign(_)
+            | B::ShlAssign(_)
+            | B::ShrAssign(_)
+    )
+}
+
+/// Node `n` becomes the step; its finish is inserted as node `n + 1` and
+/// takes over the outputs the `let` bound.
+fn apply(g: &mut Graph, n: NodeId, s: Split) {
+    let node = g.nodes[n].clone();
+    let Kind::Call(c) = &node.kind else { unreachable!("a candidate is a call") };
+    let Code::Let { pat: Some(pat), ty: pat_ty, expr } = &c.code else { unreachable!("a candidate is a let") };
+    let bound = c.returns.len() - c.threaded_returns;
+    let step = format_ident!("__ohua_step{}", n, span = expr.span());
+    let Split { state, ty, method, args, moved, cloned } = s;
+    let private = quote!(::ohua::__private::snapshot);
+    let arity = args.iter().map(|_| quote!(_));
+    let step_expr: syn::Expr = syn::parse_quote!({
+        use #private::{Reader as _, Writer as _};
+        let __ohua_probe = #private::Probe::of(&*#state, #ty::#method);
+        if (&__ohua_probe).is_read(&::core::marker::PhantomData::<(#(#arity,)*)>) {
+            #private::Step::Read(
+                #private::Snapshot::share(&mut #state),
+                (#(#moved,)* #(::core::clone::Clone::clone(&#cloned),)*),
+            )
+        } else {
+            #private::Step::Done(#expr)
+        }
+    });
+    let vars = moved.iter().chain(&cloned);
+    let finish_expr: syn::Expr = syn::parse_quote!(match #step {
+        #private::Step::Done(__ohua_r) => __ohua_r,
+        #private::Step::Read(__ohua_snap, (#(mut #vars,)*)) => {
+            use #private::{Reader as _, Writer as _};
+            (&#private::Probe::of(&*__ohua_snap, #ty::#method)).call_read(&*__ohua_snap, (#(#args,)*))
+        }
+    });
+    let step_call = CallNode {
+        code: Code::Let { pat: Some(syn::parse_quote!(#step)), ty: None, expr: step_expr },
+        returns: std::iter::once(step.clone()).chain(c.returns[bound..].iter().cloned()).collect(),
+        ..c.clone()
+    };
+    let finish_call = CallNode {
+        code: Code::Let { pat: Some(pat.clone()), ty: pat_ty.clone(), expr: finish_expr },
+        data: vec![Some(step.clone())],
+        sticky: Vec::new(),
+        returns: c.returns[..bound].to_vec(),
+        threaded_returns: 0,
+    };
+    let finish = Node {
+        name: format!("{}.read", node.name),
+        depth: node.depth,
+        kind: Kind::Call(finish_call),
+        label: node.label.clone(),
+    };
+    g.nodes[n].kind = Kind::Call(step_call);
+    g.nodes.insert(n + 1, finish);
+    for a in &mut g.arcs {
+        for end in [&mut a.from.0, &mut a.to.0] {
+            if *end > n {
+                *end += 1;
+            }
+        }
+        if a.from.0 == n {
+            if a.from.1 < bound {
+                a.from = (n + 1, a.from.1);
+            } else {
+                a.from.1 = a.from.1 - bound + 1;
+            }
+        }
+    }
+    g.arcs.push(Arc { from: (n, 0), to: (n + 1, 0), feedback: false, span: expr.span() });
+}

@@ -1,0 +1,115 @@
+//! How generated code tells a `&self` method from a `&mut self` one.
+//!
+//! The macro sees `s.m(args)` and the state's type `T` (from the
+//! declaration), not `T`'s `impl`. It names the method as a function item,
+//! `T::m`, and asks [`Probe`] at compile time whether that function takes
+//! `&T` first ("autoref specialisation"): `(&probe).is_read(&PhantomData::<(_, ..)>)` finds
+//! [`Reader`], implemented for `Probe` when the function is
+//! `Fn(&T, args..) -> R`, before [`Writer`], implemented for `&Probe`
+//! whatever the function. Both traits give `call_read`, so the code that
+//! calls a `&self` method on a snapshot compiles for either kind; for a
+//! `&mut self` method it is never reached.
+//!
+//! A method that is neither (its result borrows from the state, as in
+//! `fn name(&self) -> &str`, or it takes `self`) has no `is_read`: a `let`
+//! of its result could not leave its operator anyway.
+
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+/// A method of a [`Snapshot`](super::Snapshot) state, as a function item,
+/// with the state's type.
+///
+/// # Example
+///
+/// ```
+/// use ohua_runtime::snapshot::{Probe, Reader as _, Writer as _};
+/// struct Log(Vec<u64>);
+/// impl Log {
+///     fn push(&mut self, x: u64) { self.0.push(x) }
+///     fn last(&self) -> Option<u64> { self.0.last().copied() }
+/// }
+/// let log = Log(vec![4]);
+/// use std::marker::PhantomData;
+/// assert!(!(&Probe::of(&log, Log::push)).is_read(&PhantomData::<(_,)>));
+/// let last = Probe::of(&log, Log::last);
+/// assert!((&last).is_read(&PhantomData::<()>));
+/// assert_eq!((&last).call_read(&log, ()), Some(4));
+/// ```
+pub struct Probe<T, F>(F, PhantomData<fn(&T)>);
+
+impl<T, F> Probe<T, F> {
+    /// The method `f` of states like `state` (only its type is used).
+    pub fn of(_state: &T, f: F) -> Self {
+        Probe(f, PhantomData)
+    }
+}
+
+/// A `&self` method with arguments `A` (a tuple).
+pub trait Reader<T, A> {
+    /// What the method returns.
+    type Out;
+
+    /// `true`: the method only reads. (`arity` is `PhantomData<(_, ..)>`
+    /// with one `_` per argument: it picks the impl of the method's arity,
+    /// and rustc infers the arguments' types from the method.)
+    fn is_read(&self, _arity: &PhantomData<A>) -> bool {
+        true
+    }
+
+    /// Call the method on `state`.
+    fn call_read(&self, state: &T, args: A) -> Self::Out;
+}
+
+/// A `&mut self` method with arguments `A`: it writes, so it runs on the
+/// live state.
+pub trait Writer<T, A> {
+    /// `false`: the method may write.
+    fn is_read(&self, _arity: &PhantomData<A>) -> bool {
+        false
+    }
+
+    /// Never called: a method that may write never runs on a snapshot.
+    ///
+    /// # Panics
+    ///
+    /// Always.
+    fn call_read(&self, _state: &T, _args: A) -> ! {
+        unreachable!("ohua: a `&mut self` method ran on a snapshot")
+    }
+}
+
+// Per arity: `Reader` where the method takes `&T`, `Writer` (on
+// `&Probe`, found second) where it takes `&mut T`. Each names the
+// argument types, so that rustc infers them from the method for either.
+macro_rules! readers {
+    ($($a:ident),*) => {
+        #[allow(non_snake_case)]
+        impl<T, $($a,)* R, F: Fn(&T, $($a),*) -> R> Reader<T, ($($a,)*)> for Probe<T, F> {
+            type Out = R;
+            fn call_read(&self, state: &T, ($($a,)*): ($($a,)*)) -> R {
+                (self.0)(state, $($a),*)
+            }
+        }
+        impl<T, $($a,)* R, F: Fn(&mut T, $($a),*) -> R> Writer<T, ($($a,)*)> for &Probe<T, F> {}
+    };
+}
+readers!();
+readers!(A1);
+readers!(A1, A2);
+readers!(A1, A2, A3);
+readers!(A1, A2, A3, A4);
+readers!(A1, A2, A3, A4, A5);
+readers!(A1, A2, A3, A4, A5, A6);
+readers!(A1, A2, A3, A4, A5, A6, A7);
+readers!(A1, A2, A3, A4, A5, A6, A7, A8);
+
+/// What the operator of a call on a snapshot state hands on: the result of
+/// a call it made on the live state, or the snapshot and the arguments'
+/// values for a `&self` call that runs next, off the state's path.
+pub enum Step<T, R, V> {
+    /// A `&mut self` call ran; its result.
+    Done(R),
+    /// A `&self` call to run on this snapshot with these values.
+    Read(Arc<T>, V),
+}

@@ -1,0 +1,107 @@
+use std::marker::PhantomData;
+
+use super::{snapshot, Probe, Reader as _, Snapshot, SnapshotStats, Step, Writer as _};
+
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Routes(Vec<(u64, u64)>);
+
+impl Routes {
+    fn add(&mut self, from: u64, to: u64) {
+        self.0.push((from, to));
+    }
+    fn lookup(&self, from: &u64) -> Option<u64> {
+        self.0.iter().rev().find(|r| r.0 == *from).map(|r| r.1)
+    }
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+    fn describe(&self, prefix: &str, n: usize, sep: char) -> String {
+        format!("{prefix}{n}{sep}{}", self.0.len())
+    }
+    fn clear(&mut self) -> usize {
+        std::mem::take(&mut self.0).len()
+    }
+}
+
+trait Named {
+    fn name(&self) -> String;
+}
+impl Named for Routes {
+    fn name(&self) -> String {
+        "routes".into()
+    }
+}
+
+#[test]
+fn a_write_copies_the_state_only_while_a_reader_holds_it() {
+    let mut s = snapshot(Routes::default());
+    s.add(1, 2);
+    assert_eq!(Snapshot::stats(&s), SnapshotStats { taken: 0, copies: 0 });
+    let held = Snapshot::share(&mut s);
+    s.add(1, 3);
+    assert_eq!(Snapshot::stats(&s), SnapshotStats { taken: 1, copies: 1 });
+    assert_eq!((held.lookup(&1), s.lookup(&1)), (Some(2), Some(3)));
+    drop(held);
+    let dropped = Snapshot::share(&mut s);
+    drop(dropped);
+    s.add(2, 4);
+    assert_eq!(Snapshot::stats(&s), SnapshotStats { taken: 2, copies: 1 }, "no reader held it: no copy");
+    assert_eq!(Snapshot::into_inner(s), Routes(vec![(1, 2), (1, 3), (2, 4)]));
+}
+
+#[test]
+fn the_probe_tells_readers_from_writers_by_their_receiver() {
+    let r = Routes(vec![(1, 5)]);
+    let k = 1u64;
+    assert!(!(&Probe::of(&r, Routes::add)).is_read(&PhantomData::<(_, _)>));
+    assert!(!(&Probe::of(&r, Routes::clear)).is_read(&PhantomData::<()>));
+    assert!((&Probe::of(&r, Routes::lookup)).is_read(&PhantomData::<(_,)>));
+    assert!((&Probe::of(&r, Routes::len)).is_read(&PhantomData::<()>));
+    assert!((&Probe::of(&r, Routes::describe)).is_read(&PhantomData::<(_, _, _)>));
+    assert!((&Probe::of(&r, Routes::name)).is_read(&PhantomData::<()>), "a trait's &self method reads too");
+}
+
+#[test]
+fn a_reader_called_on_a_snapshot_returns_what_the_method_returns() {
+    let r = Routes(vec![(1, 5), (2, 6)]);
+    let k = 2u64;
+    assert_eq!((&Probe::of(&r, Routes::lookup)).call_read(&r, (&k,)), Some(6));
+    assert_eq!((&Probe::of(&r, Routes::describe)).call_read(&r, ("n", 3, ':')), "n3:2");
+    assert_eq!((&Probe::of(&r, Routes::name)).call_read(&r, ()), "routes");
+}
+
+/// The shape of the code a call on a snapshot state becomes (the
+/// compiler's `graph/snapshot.rs`): one step on the state, one finish off it.
+#[test]
+fn a_step_and_its_finish_give_the_sequential_result_for_both_kinds() {
+    fn step_lookup(s: &mut Snapshot<Routes>, k: u64) -> Step<Routes, Option<u64>, (u64,)> {
+        let probe = Probe::of(&**s, Routes::lookup);
+        if (&probe).is_read(&PhantomData::<(_,)>) {
+            Step::Read(Snapshot::share(s), (k,))
+        } else {
+            Step::Done(s.lookup(&k))
+        }
+    }
+    fn finish_lookup(step: Step<Routes, Option<u64>, (u64,)>) -> Option<u64> {
+        match step {
+            Step::Done(r) => r,
+            Step::Read(snap, (k,)) => (&Probe::of(&*snap, Routes::lookup)).call_read(&snap, (&k,)),
+        }
+    }
+    fn step_add(s: &mut Snapshot<Routes>, a: u64, b: u64) -> Step<Routes, (), (u64, u64)> {
+        let probe = Probe::of(&**s, Routes::add);
+        if (&probe).is_read(&PhantomData::<(_, _)>) {
+            Step::Read(Snapshot::share(s), (a, b))
+        } else {
+            Step::Done(s.add(a, b))
+        }
+    }
+    let mut s = snapshot(Routes::default());
+    assert!(matches!(step_add(&mut s, 1, 7), Step::Done(())));
+    let read = step_lookup(&mut s, 1);
+    assert!(matches!(read, Step::Read(..)));
+    assert!(matches!(step_add(&mut s, 1, 9), Step::Done(())), "the write goes on while the read is pending");
+    assert_eq!(finish_lookup(read), Some(7), "the read sees the version before the later write");
+    assert_eq!(finish_lookup(step_lookup(&mut s, 1)), Some(9));
+    assert_eq!(Snapshot::stats(&s), SnapshotStats { taken: 2, copies: 1 });
+}
