@@ -5,7 +5,7 @@
 //!
 //! ```text
 //! cargo run --release -p ohua-bench            # all benchmarks
-//! cargo run --release -p ohua-bench -- chain   # one of: chain, balanced, hop, calls, first-call, first-runs, replicate, elastic, elastic-attack, elastic-web, update, web-update
+//! cargo run --release -p ohua-bench -- chain   # one of: chain, balanced, hop, calls, first-call, first-runs, replicate, elastic, elastic-attack, elastic-web, recut-service, snapshot, update, web-update
 //! UPDATE_RATE=10000 cargo run --release -p ohua-bench -- update   # latency over a live update (update/mod.rs)
 //! cargo run --release -p ohua-bench -- web-update   # the web server over live updates (web_update/mod.rs)
 //! ```
@@ -32,6 +32,7 @@ mod hop;
 mod keyed_flows;
 mod recut_service;
 mod replicate;
+mod snapshot_reads;
 mod update;
 mod web_update;
 
@@ -47,6 +48,7 @@ const BENCHMARKS: &[(&str, fn())] = &[
     ("elastic-attack", elastic_attack::run_bench),
     ("elastic-web", elastic_web::run_bench),
     ("recut-service", recut_service::run_bench),
+    ("snapshot", snapshot_reads::run),
     ("update", update::run),
     ("web-update", web_update::run),
 ];

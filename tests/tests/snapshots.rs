@@ -102,3 +102,127 @@ fn a_read_runs_off_the_states_path_on_replicas() {
     assert_eq!(lookup.replicas.len(), 3, "{report}");
     assert_eq!(lookup.replicas.iter().map(|r| r.firings).sum::<u64>(), inputs().len() as u64, "{report}");
 }
+
+/// A key-value table whose reads report the version they saw.
+#[derive(Clone, Debug, Default)]
+pub struct Table {
+    values: std::collections::BTreeMap<u64, u64>,
+    version: u64,
+}
+
+impl Table {
+    pub fn new() -> Self {
+        Table::default()
+    }
+
+    pub fn put(&mut self, k: u64, v: u64) {
+        self.values.insert(k, v);
+        self.version += 1;
+    }
+
+    pub fn read(&self, k: &u64) -> (Option<u64>, u64) {
+        busy(20);
+        (self.values.get(k).copied(), self.version)
+    }
+}
+
+/// The negative control: a table whose clones share one live state, so a
+/// "snapshot" of it is the live state. Outside sequential execution a read
+/// waits up to 200 ms for a write to change it: a read that runs beside
+/// the writes after it sees the next one.
+#[derive(Clone, Debug, Default)]
+pub struct LiveTable(std::sync::Arc<std::sync::Mutex<Table>>);
+
+impl LiveTable {
+    pub fn new() -> Self {
+        LiveTable::default()
+    }
+
+    pub fn put(&mut self, k: u64, v: u64) {
+        self.0.lock().unwrap().put(k, v);
+    }
+
+    pub fn read(&self, k: &u64) -> (Option<u64>, u64) {
+        let start = self.0.lock().unwrap().version;
+        let until = std::time::Instant::now() + std::time::Duration::from_millis(200);
+        while !ohua::is_sequential() && self.0.lock().unwrap().version == start && std::time::Instant::now() < until {
+            std::thread::sleep(std::time::Duration::from_micros(50));
+        }
+        self.0.lock().unwrap().read(k)
+    }
+}
+
+#[ohua::algorithm]
+fn versions(ops: Vec<(bool, u64, u64)>) -> Vec<(Option<u64>, u64)> {
+    let mut table = snapshot(Table::new());
+    let mut seen = Vec::new();
+    for op in ops {
+        if op.0 {
+            table.put(op.1, op.2);
+        } else {
+            let v = table.read(&op.1);
+            seen.push(v);
+        }
+    }
+    seen
+}
+
+#[ohua::algorithm]
+fn live_versions(ops: Vec<(bool, u64, u64)>) -> Vec<(Option<u64>, u64)> {
+    let mut table = snapshot(LiveTable::new());
+    let mut seen = Vec::new();
+    for op in ops {
+        if op.0 {
+            table.put(op.1, op.2);
+        } else {
+            let v = table.read(&op.1);
+            seen.push(v);
+        }
+    }
+    seen
+}
+
+/// Reads off the state's path, on their own thread: where a read of the
+/// live state would see the writes after it.
+fn reads_apart() -> Deployment {
+    Deployment::default().workers(2).sections(SectionStrategy::PerOperator).replicas(Replication::Off)
+}
+
+type Ops = Vec<(bool, u64, u64)>;
+
+/// Every read's value and version under `d` against sequential execution.
+fn reads_match_sequential(run: fn(Ops) -> Vec<(Option<u64>, u64)>, ops: &Ops, d: Deployment) -> Result<(), String> {
+    let expected = ohua::sequential(|| run(ops.clone()));
+    let got = ohua::with_deployment(d, || run(ops.clone()));
+    match got == expected {
+        true => Ok(()),
+        false => Err(format!("reads saw {got:?}, sequential execution {expected:?}")),
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(12))]
+
+    /// Each read sees exactly the version sequential execution shows it,
+    /// in every deployment.
+    #[test]
+    fn every_read_sees_the_sequential_version(ops in proptest::collection::vec((proptest::bool::weighted(0.4), 0..4u64, 0..100u64), 0..40)) {
+        check(|| versions(ops.clone()));
+        if let Err(e) = reads_match_sequential(versions, &ops, reads_apart()) {
+            return Err(proptest::test_runner::TestCaseError::fail(e));
+        }
+    }
+}
+
+/// The same test fails for a state whose "snapshot" is the live state: the
+/// property above would catch reads that skip the snapshot.
+#[test]
+fn reads_of_the_live_state_fail_the_version_test() {
+    // A write after every read: each read of the live state sees it, as
+    // long as the reads run beside the writes after them (were a write to
+    // wait for the read before it, the read would see nothing change).
+    let ops: Ops = (0..20).map(|i| (i % 2 == 1, i % 3, i)).collect();
+    assert!(reads_match_sequential(versions, &ops, reads_apart()).is_ok());
+    let failed = reads_match_sequential(live_versions, &ops, reads_apart());
+    assert!(failed.is_err(), "reads of the live state saw the sequential versions");
+}

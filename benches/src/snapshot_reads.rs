@@ -1,0 +1,201 @@
+//! `snapshot`: shared state read in parallel (issue 24, InContext's
+//! contexts). A stream of events over one table: a fraction `g` write it
+//! (a cheap `&mut self` update), the rest read it (a `&self` scoring of
+//! 20-100 µs). Every read must see the table as the writes before it left
+//! it, and the results are folded in event order.
+//!
+//! * sequential: the plain loop.
+//! * R/W lock: InContext's R/W runtime by hand: a dispatcher takes the
+//!   events in order, a read holds a reader's share of the lock from its
+//!   dispatch to its end and runs on a pool of two workers, a write waits
+//!   until every earlier read is done; the results are put back in order.
+//! * ohua: `ohua::snapshot(Table::new())`: writes on the live table, each
+//!   read on a snapshot off the table's path (default deployment, after one
+//!   measured call).
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, RwLock};
+use std::time::Duration;
+
+use crossbeam_channel::unbounded;
+use ohua::algorithm;
+
+use crate::common::{header, interleaved, mix, rounds_for, row, Variant};
+
+const EVENTS: u64 = 2_000;
+const SLOTS: usize = 256;
+
+/// Rounds of [`mix`] in 20 µs, calibrated at start-up.
+static UNIT: AtomicU64 = AtomicU64::new(1000);
+
+/// One event: a write of `value` at `key`, or a read about `key`.
+#[derive(Clone, Copy, Debug)]
+pub struct Event {
+    write: bool,
+    key: u64,
+    value: u64,
+}
+
+/// The shared state: small, so a copy on write costs little.
+#[derive(Clone)]
+pub struct Table {
+    slots: Vec<u64>,
+    writes: u64,
+}
+
+impl Table {
+    fn new() -> Self {
+        Table { slots: vec![0; SLOTS], writes: 0 }
+    }
+
+    fn put(&mut self, key: u64, value: u64) {
+        self.slots[key as usize % SLOTS] ^= value;
+        self.writes += 1;
+    }
+
+    /// 20-100 µs of work on what the table holds for the event's key.
+    fn score(&self, e: &Event) -> u64 {
+        let base = self.slots[e.key as usize % SLOTS] ^ self.writes;
+        mix(base ^ e.value, UNIT.load(Ordering::Relaxed) * (1 + e.key % 5))
+    }
+}
+
+/// An order-sensitive fold of the results.
+pub struct Fold(u64);
+
+impl Fold {
+    fn new() -> Self {
+        Fold(0)
+    }
+    fn add(&mut self, v: u64) {
+        self.0 = self.0.rotate_left(7) ^ v;
+    }
+}
+
+#[algorithm]
+fn serve(events: Vec<Event>) -> u64 {
+    let mut table = ohua::snapshot(Table::new());
+    let mut out = Fold::new();
+    for e in events {
+        if e.write {
+            table.put(e.key, e.value);
+        } else {
+            let r = table.score(&e);
+            out.add(r);
+        }
+    }
+    out.0
+}
+
+fn sequential(events: Vec<Event>) -> u64 {
+    let mut table = Table::new();
+    let mut out = Fold::new();
+    for e in events {
+        if e.write {
+            table.put(e.key, e.value);
+        } else {
+            out.add(table.score(&e));
+        }
+    }
+    out.0
+}
+
+/// Reads dispatched and not yet done: what a writer waits for.
+struct Readers {
+    active: Mutex<usize>,
+    done: Condvar,
+}
+
+fn rw_lock(events: Vec<Event>, workers: usize) -> u64 {
+    let table = Arc::new(RwLock::new(Table::new()));
+    let readers = Arc::new(Readers { active: Mutex::new(0), done: Condvar::new() });
+    let (jobs_tx, jobs_rx) = unbounded::<(usize, Event)>();
+    let (results_tx, results_rx) = unbounded::<(usize, u64)>();
+    let reads = events.iter().filter(|e| !e.write).count();
+    std::thread::scope(|s| {
+        for _ in 0..workers {
+            let (jobs, results, table, readers) = (jobs_rx.clone(), results_tx.clone(), &table, &readers);
+            s.spawn(move || {
+                for (i, e) in jobs {
+                    let r = table.read().expect("no panic").score(&e);
+                    *readers.active.lock().expect("no panic") -= 1;
+                    readers.done.notify_all();
+                    results.send((i, r)).expect("collector alive");
+                }
+            });
+        }
+        drop(results_tx);
+        let mut n = 0;
+        for e in events {
+            if e.write {
+                let mut active = readers.active.lock().expect("no panic");
+                while *active > 0 {
+                    active = readers.done.wait(active).expect("no panic");
+                }
+                table.write().expect("no panic").put(e.key, e.value);
+            } else {
+                *readers.active.lock().expect("no panic") += 1;
+                jobs_tx.send((n, e)).expect("workers alive");
+                n += 1;
+            }
+        }
+        drop(jobs_tx);
+        let mut pending = BTreeMap::new();
+        let (mut out, mut next) = (Fold::new(), 0);
+        for (i, r) in results_rx.iter().take(reads) {
+            pending.insert(i, r);
+            while let Some(r) = pending.remove(&next) {
+                out.add(r);
+                next += 1;
+            }
+        }
+        out.0
+    })
+}
+
+fn events(g: f64) -> Vec<Event> {
+    (0..EVENTS)
+        .map(|i| {
+            let h = mix(i, 3);
+            Event { write: ((h % 10_000) as f64) < g * 10_000.0, key: (h >> 20) % SLOTS as u64, value: h >> 32 }
+        })
+        .collect()
+}
+
+pub fn run() {
+    header("snapshot", "a table written by a fraction g of events and read (20-100 µs) by the rest");
+    UNIT.store(rounds_for(Duration::from_micros(20)), Ordering::Relaxed);
+    let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
+    println!("  {EVENTS} events, reads of 20-100 µs; R/W lock on {workers} workers");
+    for g in [0.05, 0.3, 0.7] {
+        let expected = sequential(events(g));
+        // One measured call, so that the default deployment plans from cost.
+        assert_eq!(serve(events(g)), expected, "ohua differs from sequential");
+        // SNAPSHOT_REPORT=1: the report of a call with the plan the variant uses.
+        if std::env::var_os("SNAPSHOT_REPORT").is_some() {
+            let (_, reports) = ohua::profile(|| serve(events(g)));
+            println!("{}", reports[0]);
+        }
+        let mut variants: Vec<Variant<'_, Vec<Event>, u64>> = vec![
+            ("sequential", Box::new(sequential)),
+            ("R/W lock", Box::new(move |e| rw_lock(e, workers))),
+            ("ohua snapshot", Box::new(serve)),
+        ];
+        let t = interleaved(|| events(g), &mut variants, |label, r| assert_eq!(*r, expected, "{label}"));
+        let ms = |d: Duration| format!("{:.2} ms", d.as_secs_f64() * 1e3);
+        println!("  g = {g}");
+        row("sequential", ms(t[0]), String::new());
+        row("R/W lock", ms(t[1]), format!("{:.2}x sequential", t[0].as_secs_f64() / t[1].as_secs_f64()));
+        row(
+            "ohua snapshot",
+            ms(t[2]),
+            format!(
+                "{:.2}x sequential, {:.2}x R/W lock",
+                t[0].as_secs_f64() / t[2].as_secs_f64(),
+                t[1].as_secs_f64() / t[2].as_secs_f64()
+            ),
+        );
+    }
+    println!();
+}
