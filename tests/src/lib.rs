@@ -224,6 +224,41 @@ impl Log {
     }
 }
 
+/// The snapshot state of generated programs (issue 24): `write` is a
+/// `&mut self` call, `read` a `&self` one whose result depends on every
+/// earlier write, so a read on the wrong version gives another value.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SnapLog {
+    /// The values written, in order.
+    pub items: Vec<i64>,
+    /// Writes so far.
+    pub version: i64,
+}
+
+impl SnapLog {
+    pub fn new() -> Self {
+        SnapLog::default()
+    }
+
+    /// Record `x`; the version it made.
+    pub fn write(&mut self, x: i64) -> i64 {
+        self.items.push(x);
+        self.version += 1;
+        self.version
+    }
+
+    /// A value of `x`, the version and the last value written.
+    pub fn read(&self, x: i64) -> i64 {
+        let last = self.items.last().copied().unwrap_or(0);
+        x.wrapping_mul(31).wrapping_add(self.version.wrapping_mul(1_000_003)).wrapping_add(last)
+    }
+
+    /// Everything written, and the version.
+    pub fn summary(&self) -> (Vec<i64>, i64) {
+        (self.items.clone(), self.version)
+    }
+}
+
 /// A keyed state (`ohua::Keyed`) that records, per key, every call it
 /// receives: split by key, its calls may run on replicas, and the merged
 /// state must equal the sequential one call for call.

@@ -18,6 +18,11 @@ impl<'ast> Visit<'ast> for Fns {
 
 /// The generated code of the first `programs` programs of seed 1.
 fn generated_code(programs: usize) -> Vec<String> {
+    compiled(programs).iter().map(|c| c.stage("code").expect("code stage")).collect()
+}
+
+/// The first `programs` programs of seed 1, compiled.
+fn compiled(programs: usize) -> Vec<ohua_compiler::Compiled> {
     (0..programs)
         .map(|index| {
             let file: syn::File =
@@ -26,10 +31,28 @@ fn generated_code(programs: usize) -> Vec<String> {
             fns.visit_file(&file);
             let alg = fns.0.iter().find(|f| f.sig.ident == "alg").expect("every program has `alg`");
             let siblings: Vec<syn::ItemFn> = fns.0.iter().filter(|f| f.sig.ident == "helper").cloned().collect();
-            let compiled = ohua_compiler::compile(alg, &siblings).expect("generated programs compile");
-            compiled.stage("code").expect("code stage")
+            ohua_compiler::compile(alg, &siblings).expect("generated programs compile")
         })
         .collect()
+}
+
+/// Snapshot states (issue 24): programs read and write one, and some of
+/// their reads run apart from the state (a finish operator, `.read`),
+/// inside a loop, where they may have replicas.
+#[test]
+fn generated_programs_read_snapshot_states_apart_in_loops() {
+    let programs = 100;
+    let graphs = compiled(programs);
+    let reads = |c: &ohua_compiler::Compiled| {
+        let g = &c.graph;
+        let finishes: Vec<usize> = (0..g.nodes.len()).filter(|&n| g.nodes[n].name.ends_with(".read")).collect();
+        (!finishes.is_empty(), finishes.iter().any(|&n| g.replicable(n)))
+    };
+    let split = graphs.iter().filter(|c| reads(c).0).count();
+    let in_loops = graphs.iter().filter(|c| reads(c).1).count();
+    println!("of {programs} programs: {split} read a snapshot state apart, {in_loops} in a loop (replicable)");
+    assert!(split * 10 >= programs, "only {split} programs read a snapshot state apart");
+    assert!(in_loops * 20 >= programs, "only {in_loops} programs read a snapshot state apart in a loop");
 }
 
 #[test]

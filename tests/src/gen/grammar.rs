@@ -37,7 +37,7 @@ impl Rng {
 /// Helper functions and imports shared by every generated program.
 pub const PRELUDE: &str = r#"
 use ohua::{algorithm, Source};
-use ohua_conformance::{check, check_io, GenDb, KeyedLog, Log};
+use ohua_conformance::{check, check_io, GenDb, KeyedLog, Log, SnapLog};
 
 pub fn f1(a: i64) -> i64 { a.wrapping_mul(3).wrapping_add(1) }
 pub fn f2(a: i64, b: i64) -> i64 { a.wrapping_mul(31).wrapping_add(b) ^ 7 }
@@ -73,6 +73,8 @@ struct Gen {
     tag: usize,
     /// The keyed state `ks` exists in this program.
     keyed: bool,
+    /// The snapshot state `ss` exists in this program (issue 24).
+    snap: bool,
     /// Inside the body of a top-level `for` loop of a program with `ks`:
     /// the key of this iteration (a local only keyed calls use, so calls on
     /// `ks` in one iteration are all for one key, as `ohua::Keyed` requires).
@@ -154,6 +156,9 @@ impl Gen {
     }
     /// A value expression: a call, or a state call returning `i64`.
     fn value(&mut self) -> String {
+        if self.snap && self.rng.chance(1, 6) {
+            return format!("ss.read({})", self.var());
+        }
         if self.rng.chance(1, 4) {
             if let Some(s) = self.state() {
                 return if self.rng.chance(2, 3) { format!("{s}.push({})", self.var()) } else { format!("{s}.peek()") };
@@ -219,6 +224,27 @@ impl Gen {
         }
         if !self.io.is_empty() && self.rng.chance(1, 5) {
             self.io_stmt(out, ind);
+            return;
+        }
+        if self.snap && self.rng.chance(1, 5) {
+            // The snapshot state: a read bound by a `let` (it runs on a
+            // snapshot, off the state's path), a write, or a write's
+            // version bound. Drawn only in programs with `ss`, so that
+            // the others stay as they were.
+            let v = self.var();
+            match self.rng.below(3) {
+                0 => {
+                    let x = self.new_name();
+                    *out += &format!("{p}let {x} = ss.read({v});\n");
+                    self.bind(x);
+                }
+                1 => *out += &format!("{p}ss.write({v});\n"),
+                _ => {
+                    let x = self.new_name();
+                    *out += &format!("{p}let {x} = ss.write({v});\n");
+                    self.bind(x);
+                }
+            }
             return;
         }
         let r = self.rng.below(100);
@@ -486,6 +512,8 @@ pub fn program(seed: u64, index: usize) -> String {
     } else {
         (Vec::new(), Vec::new())
     };
+    // The snapshot state from a generator of its own, as I/O.
+    let snap = Rng::new(seed.wrapping_mul(9_000_011).wrapping_add(index as u64) ^ 0x55).chance(1, 3);
     let mut g = Gen {
         rng,
         scopes: vec![vec!["k".into()]],
@@ -498,6 +526,7 @@ pub fn program(seed: u64, index: usize) -> String {
         loop_depth: 0,
         tag: 0,
         keyed,
+        snap,
         key: None,
         io: io.clone(),
         writable,
@@ -517,6 +546,7 @@ pub fn program(seed: u64, index: usize) -> String {
             loop_depth: 0,
             tag: 1000,
             keyed: false,
+            snap: false,
             key: None,
             io: io.iter().take(1).cloned().collect(),
             writable: Vec::new(),
@@ -537,6 +567,9 @@ pub fn program(seed: u64, index: usize) -> String {
     }
     if keyed {
         b += "        let mut ks = ohua::keyed(KeyedLog::new());\n";
+    }
+    if snap {
+        b += "        let mut ss = ohua::snapshot(SnapLog::new());\n";
     }
     b += &body(&mut g, &states, size, 2);
     // return some final locals, every mutable accumulator, and each state's log
@@ -566,6 +599,11 @@ pub fn program(seed: u64, index: usize) -> String {
         b += "        let fks = ks.finish();\n";
         rets.push("fks".into());
         tys.push("Vec<(i64, Vec<String>, i64)>");
+    }
+    if snap {
+        b += "        let fss = ss.summary();\n";
+        rets.push("fss".into());
+        tys.push("(Vec<i64>, i64)");
     }
     b += &format!("        ({},)\n", rets.join(", "));
     let ty = format!("({},)", tys.join(", "));
@@ -728,6 +766,7 @@ pub fn service_program(seed: u64, index: usize) -> String {
         loop_depth: 0,
         tag: 0,
         keyed: false,
+        snap: false,
         key: None,
         io: Vec::new(),
         writable: Vec::new(),
