@@ -191,13 +191,20 @@ fn reads_apart() -> Deployment {
 type Ops = Vec<(bool, u64, u64)>;
 
 /// Every read's value and version under `d` against sequential execution.
+/// A run that panics fails too: in check mode (on in debug builds) a read
+/// of the live state is caught as a `&self` call that changed its state.
 fn reads_match_sequential(run: fn(Ops) -> Vec<(Option<u64>, u64)>, ops: &Ops, d: Deployment) -> Result<(), String> {
     let expected = ohua::sequential(|| run(ops.clone()));
-    let got = ohua::with_deployment(d, || run(ops.clone()));
+    let got = std::panic::catch_unwind(|| ohua::with_deployment(d, || run(ops.clone())))
+        .map_err(|p| format!("the run panicked: {}", panic_text(&p)))?;
     match got == expected {
         true => Ok(()),
         false => Err(format!("reads saw {got:?}, sequential execution {expected:?}")),
     }
+}
+
+fn panic_text(p: &Box<dyn std::any::Any + Send>) -> String {
+    p.downcast_ref::<String>().cloned().or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default()
 }
 
 proptest::proptest! {
@@ -225,4 +232,60 @@ fn reads_of_the_live_state_fail_the_version_test() {
     assert!(reads_match_sequential(versions, &ops, reads_apart()).is_ok());
     let failed = reads_match_sequential(live_versions, &ops, reads_apart());
     assert!(failed.is_err(), "reads of the live state saw the sequential versions");
+}
+
+/// A `&self` method that counts its calls through an atomic: on a snapshot
+/// the count would be lost to the calls after it.
+#[derive(Debug, Default)]
+pub struct Counter {
+    hits: std::sync::atomic::AtomicU64,
+    base: u64,
+}
+
+impl Clone for Counter {
+    fn clone(&self) -> Self {
+        let hits = self.hits.load(std::sync::atomic::Ordering::Relaxed).into();
+        Counter { hits, base: self.base }
+    }
+}
+
+impl Counter {
+    pub fn new() -> Self {
+        Counter::default()
+    }
+
+    pub fn rebase(&mut self, b: u64) {
+        self.base = b;
+    }
+
+    pub fn look(&self, x: u64) -> u64 {
+        self.hits.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.base + x
+    }
+}
+
+#[ohua::algorithm]
+fn counted(xs: Vec<u64>) -> Vec<u64> {
+    let mut c = ohua::snapshot(Counter::new());
+    let mut out = Vec::new();
+    for x in xs {
+        c.rebase(x / 2);
+        let y = c.look(x);
+        out.push(y);
+    }
+    out
+}
+
+/// The check mode names a `&self` method that changed the state it read
+/// (here through an atomic, which the compiler cannot see).
+#[test]
+fn the_check_mode_names_a_read_that_changed_its_state() {
+    ohua::check_snapshots(true);
+    let expected = ohua::sequential(|| counted(vec![1, 2, 3]));
+    assert_eq!(expected, vec![1, 3, 4]);
+    let failed = std::panic::catch_unwind(|| ohua::with_deployment(reads_apart(), || counted(vec![1, 2, 3])));
+    let message = panic_text(&failed.expect_err("the read changed its state"));
+    assert!(message.contains("`Counter::look` takes `&self` but changed the snapshot state"), "{message}");
+    // The reads of the other tests leave their states unchanged: the mode
+    // stays on for them (it is process-wide).
 }

@@ -24,7 +24,9 @@ pub use crate::update::{Action, Control};
 
 /// What a call on a snapshot state becomes (`graph/snapshot.rs` in the compiler).
 pub mod snapshot {
-    pub use crate::snapshot::{Probe, Reader, Snapshot, Step, Writer};
+    pub use crate::snapshot::{
+        changed_by, checking, ByDebug, ByEq, Compare, Probe, Reader, Snapshot, Step, Unchecked, Writer,
+    };
 }
 
 /// What a fetch statement becomes (`frontend/fetch.rs` in the compiler).

@@ -217,7 +217,7 @@ pub fn profile<R>(f: impl FnOnce() -> R) -> (R, Vec<RunReport>) {
 }
 pub use ohua_runtime::deploy::Deployment;
 pub use ohua_runtime::keyed::{keyed, Keyed};
-pub use ohua_runtime::snapshot::{snapshot, Snapshot, SnapshotStats};
+pub use ohua_runtime::snapshot::{check_snapshots, snapshot, Snapshot, SnapshotStats};
 
 /// Declare a read-only value that calls in loops may share:
 /// `let params = ohua::shared(load());` is an `Arc` of the value, and a

@@ -253,11 +253,23 @@ fn apply(g: &mut Graph, n: NodeId, s: Split) {
         }
     });
     let vars = moved.iter().chain(&cloned);
+    // In check mode (`snapshot/check.rs` in the runtime) the state is
+    // compared with a copy taken before the call.
     let finish_expr: syn::Expr = syn::parse_quote!(match #step {
         #private::Step::Done(__ohua_r) => __ohua_r,
         #private::Step::Read(__ohua_snap, (#(mut #vars,)*)) => {
-            use #private::{Reader as _, Writer as _};
-            (&#private::Probe::of(&*__ohua_snap, #ty::#method)).call_read(&*__ohua_snap, (#(#args,)*))
+            use #private::{ByDebug as _, ByEq as _, Reader as _, Unchecked as _, Writer as _};
+            let __ohua_probe = #private::Probe::of(&*__ohua_snap, #ty::#method);
+            if cfg!(debug_assertions) || #private::checking() {
+                let __ohua_before = ::core::clone::Clone::clone(&*__ohua_snap);
+                let __ohua_r = (&__ohua_probe).call_read(&*__ohua_snap, (#(#args,)*));
+                if (&&&#private::Compare(&__ohua_before, &*__ohua_snap)).unchanged() == Some(false) {
+                    #private::changed_by(concat!(stringify!(#ty), "::", stringify!(#method)));
+                }
+                __ohua_r
+            } else {
+                (&__ohua_probe).call_read(&*__ohua_snap, (#(#args,)*))
+            }
         }
     });
     let step_call = CallNode {
@@ -296,3 +308,7 @@ fn apply(g: &mut Graph, n: NodeId, s: Split) {
     }
     g.arcs.push(Arc { from: (n, 0), to: (n + 1, 0), feedback: false, span: expr.span() });
 }
+
+#[cfg(test)]
+#[path = "snapshot_tests.rs"]
+mod tests;

@@ -40,8 +40,10 @@
 //! How the compiler tells the two kinds of method apart without seeing the
 //! state's `impl` is in `probe.rs`.
 
+mod check;
 mod probe;
 
+pub use check::{changed_by, check_snapshots, checking, ByDebug, ByEq, Compare, Unchecked};
 pub use probe::{Probe, Reader, Step, Writer};
 
 use std::fmt;

@@ -64,6 +64,10 @@ pub trait Reader<T, A> {
 /// A `&mut self` method with arguments `A`: it writes, so it runs on the
 /// live state.
 pub trait Writer<T, A> {
+    /// What the method returns (so that the code around a `call_read`
+    /// that never runs has a type, not `!`, and no unreachable code).
+    type Out;
+
     /// `false`: the method may write.
     fn is_read(&self, _arity: &PhantomData<A>) -> bool {
         false
@@ -74,7 +78,7 @@ pub trait Writer<T, A> {
     /// # Panics
     ///
     /// Always.
-    fn call_read(&self, _state: &T, _args: A) -> ! {
+    fn call_read(&self, _state: &T, _args: A) -> Self::Out {
         unreachable!("ohua: a `&mut self` method ran on a snapshot")
     }
 }
@@ -91,7 +95,9 @@ macro_rules! readers {
                 (self.0)(state, $($a),*)
             }
         }
-        impl<T, $($a,)* R, F: Fn(&mut T, $($a),*) -> R> Writer<T, ($($a,)*)> for &Probe<T, F> {}
+        impl<T, $($a,)* R, F: Fn(&mut T, $($a),*) -> R> Writer<T, ($($a,)*)> for &Probe<T, F> {
+            type Out = R;
+        }
     };
 }
 readers!();

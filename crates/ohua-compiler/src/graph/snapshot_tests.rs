@@ -1,0 +1,88 @@
+use quote::quote;
+
+use super::snapshot_type;
+use crate::graph::Kind;
+
+fn ty_of(call: &str) -> Option<String> {
+    snapshot_type(&syn::parse_str(call).expect("a call")).map(|t| t.to_string())
+}
+
+#[test]
+fn the_state_type_is_read_from_a_constructor_a_literal_or_a_turbofish() {
+    assert_eq!(ty_of("snapshot(Routes::new())").as_deref(), Some("Routes"));
+    assert_eq!(ty_of("ohua::snapshot(net::Routes::with(4))").as_deref(), Some("net :: Routes"));
+    assert_eq!(ty_of("snapshot(Vec::<u8>::new())").as_deref(), Some("Vec :: < u8 >"));
+    assert_eq!(ty_of("snapshot(Routes { hops: 0 })").as_deref(), Some("Routes"));
+    assert_eq!(ty_of("snapshot::<Routes>(load())").as_deref(), Some("< Routes >"));
+    // A module's function, a trait's or a plain call say nothing of the type.
+    assert_eq!(ty_of("snapshot(routes::new())"), None);
+    assert_eq!(ty_of("snapshot(Default::default())"), None);
+    assert_eq!(ty_of("snapshot(load())"), None);
+}
+
+fn compile(src: proc_macro2::TokenStream) -> crate::Compiled {
+    crate::compile(&syn::parse2(src).expect("an fn"), &[]).expect("compiles")
+}
+
+/// (name, depth, replicable) of every finish.
+fn finishes(c: &crate::Compiled) -> Vec<(String, u16, bool)> {
+    let g = &c.graph;
+    (0..g.nodes.len())
+        .filter(|&n| g.nodes[n].name.ends_with(".read"))
+        .map(|n| (g.nodes[n].name.clone(), g.nodes[n].depth, g.replicable(n)))
+        .collect()
+}
+
+#[test]
+fn a_let_of_a_call_on_a_snapshot_state_gets_a_finish_right_after_its_step() {
+    let c = compile(quote! {
+        fn alg(xs: Vec<u64>, limit: u64) -> u64 {
+            let mut t = ohua::snapshot(Table::new());
+            let mut sum = 0;
+            for x in xs {
+                t.put(x);
+                let a = t.get(&x, limit);
+                sum += a;
+            }
+            let n = t.len();
+            sum + n
+        }
+    });
+    assert_eq!(
+        finishes(&c),
+        vec![("alg/get#4.read".to_string(), 1, true), ("alg/len#6.read".to_string(), 0, false)],
+        "{}",
+        c.stage("graph").unwrap()
+    );
+    let g = &c.graph;
+    let get = g.nodes.iter().position(|n| n.name == "alg/get#4").expect("the step");
+    assert_eq!(g.nodes[get + 1].name, "alg/get#4.read", "producers before consumers");
+    // The step hands its finish one value, and the finish binds what the let bound.
+    let Kind::Call(finish) = &g.nodes[get + 1].kind else { panic!("a call") };
+    assert_eq!(finish.returns.iter().map(ToString::to_string).collect::<Vec<_>>(), ["a"]);
+    assert!(g.arcs.iter().any(|a| a.from == (get, 0) && a.to == (get + 1, 0)));
+    assert!(
+        g.arcs.iter().all(|a| a.from.0 != get || a.from.1 != 0 || a.to.0 == get + 1),
+        "only the finish reads the step"
+    );
+}
+
+#[test]
+fn calls_whose_arguments_have_effects_stay_whole() {
+    let c = compile(quote! {
+        fn alg(xs: Vec<u64>) -> u64 {
+            let mut t = ohua::snapshot(Table::new());
+            let mut s = Log::new();
+            let mut sum = 0;
+            for x in xs {
+                let a = t.get(s.next());
+                let b = t.get(&mut sum);
+                let c = t.get(format!("{x}"));
+                let d = t.get(x).min(3);
+                t.put(a + b + c + d);
+            }
+            sum
+        }
+    });
+    assert_eq!(finishes(&c), vec![], "{}", c.stage("graph").unwrap());
+}
