@@ -310,5 +310,4 @@ fn apply(g: &mut Graph, n: NodeId, s: Split) {
 }
 
 #[cfg(test)]
-#[path = "snapshot_tests.rs"]
 mod tests;

@@ -1,3 +1,8 @@
+// `(&probe).is_read(..)`: the `&` is the specialisation (`probe.rs`), not a
+// needless borrow: without it a `&mut self` method finds no `is_read`.
+// `Step::Done(s.add(..))` is the shape of the generated code, unit result included.
+#![allow(clippy::needless_borrow, clippy::unit_arg)]
+
 use std::marker::PhantomData;
 
 use super::{snapshot, Probe, Reader as _, Snapshot, SnapshotStats, Step, Writer as _};
@@ -52,7 +57,6 @@ fn a_write_copies_the_state_only_while_a_reader_holds_it() {
 #[test]
 fn the_probe_tells_readers_from_writers_by_their_receiver() {
     let r = Routes(vec![(1, 5)]);
-    let k = 1u64;
     assert!(!(&Probe::of(&r, Routes::add)).is_read(&PhantomData::<(_, _)>));
     assert!(!(&Probe::of(&r, Routes::clear)).is_read(&PhantomData::<()>));
     assert!((&Probe::of(&r, Routes::lookup)).is_read(&PhantomData::<(_,)>));
