@@ -152,35 +152,28 @@ impl LiveTable {
     }
 }
 
-#[ohua::algorithm]
-fn versions(ops: Vec<(bool, u64, u64)>) -> Vec<(Option<u64>, u64)> {
-    let mut table = snapshot(Table::new());
-    let mut seen = Vec::new();
-    for op in ops {
-        if op.0 {
-            table.put(op.1, op.2);
-        } else {
-            let v = table.read(&op.1);
-            seen.push(v);
+/// The version test's algorithm over a table of type `$table`.
+macro_rules! versions_of {
+    ($name:ident, $table:ident) => {
+        #[ohua::algorithm]
+        fn $name(ops: Vec<(bool, u64, u64)>) -> Vec<(Option<u64>, u64)> {
+            let mut table = snapshot($table::new());
+            let mut seen = Vec::new();
+            for op in ops {
+                if op.0 {
+                    table.put(op.1, op.2);
+                } else {
+                    let v = table.read(&op.1);
+                    seen.push(v);
+                }
+            }
+            seen
         }
-    }
-    seen
+    };
 }
 
-#[ohua::algorithm]
-fn live_versions(ops: Vec<(bool, u64, u64)>) -> Vec<(Option<u64>, u64)> {
-    let mut table = snapshot(LiveTable::new());
-    let mut seen = Vec::new();
-    for op in ops {
-        if op.0 {
-            table.put(op.1, op.2);
-        } else {
-            let v = table.read(&op.1);
-            seen.push(v);
-        }
-    }
-    seen
-}
+versions_of!(versions, Table);
+versions_of!(live_versions, LiveTable);
 
 /// Reads off the state's path, on their own thread: where a read of the
 /// live state would see the writes after it.
