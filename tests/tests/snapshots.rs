@@ -100,6 +100,12 @@ fn a_read_runs_off_the_states_path_on_replicas() {
     }
     let lookup = report.nodes.iter().find(|n| n.name.contains("/lookup#") && n.name.ends_with(".read")).unwrap();
     assert_eq!(lookup.replicas.len(), 3, "{report}");
+    // Every `&self` statement took a snapshot: lookup and count per item,
+    // version once; a write copies only while a read holds the state.
+    let n = inputs().len() as u64;
+    assert_eq!(report.snapshots.taken, 2 * n + 1, "{report}");
+    assert!(report.snapshots.copies <= n + n / 5, "{report}");
+    assert!(report.to_string().contains(&format!("snapshot states: {} snapshots taken", 2 * n + 1)), "{report}");
     assert_eq!(lookup.replicas.iter().map(|r| r.firings).sum::<u64>(), inputs().len() as u64, "{report}");
 }
 

@@ -107,6 +107,7 @@ pub(crate) fn make_report(
         io_sites: Vec::new(),
         markers: Vec::new(),
         recuts: Vec::new(),
+        snapshots: Default::default(),
     }
 }
 

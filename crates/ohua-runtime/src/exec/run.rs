@@ -172,6 +172,7 @@ impl<'a> Prepared<'a> {
         let mut report = make_report(graph, plan, start.elapsed(), counters, fused, stats, &elastic);
         report.panicked = shared.panicked_operator();
         report.recuts = regroup.map(|r| r.decisions()).unwrap_or_default();
+        report.snapshots = shared.snapshots().get();
         if let Some(control) = &control {
             report.markers = control.reports();
         }

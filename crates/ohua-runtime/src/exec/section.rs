@@ -202,6 +202,7 @@ impl<'a> Section<'a> {
         let _hook = BlockingHook::install(&self.waker, shared.streaming_flag(), shared.blocked_flag(), &self.progress);
         let _look = blocking::LastLook::set(false);
         let _io = crate::io::Current::install(shared.io(), self.index);
+        let _snapshots = crate::snapshot::Counting::install(shared.snapshots());
         beat.set_thread();
         let backoff = Backoff::new();
         let stall_dump = stall_dump_after();

@@ -33,6 +33,8 @@ pub(crate) struct RunShared {
     sections: Mutex<Vec<SectionStats>>,
     /// The run's I/O state, if its graph fetches from data sources.
     io: Option<std::sync::Arc<crate::io::run::IoRun>>,
+    /// Snapshots taken and copies made by the run's snapshot states.
+    snapshots: crate::snapshot::Counts,
 }
 
 impl RunShared {
@@ -47,7 +49,13 @@ impl RunShared {
             wakers,
             sections,
             io,
+            snapshots: crate::snapshot::Counts::default(),
         }
+    }
+
+    /// The run's count of snapshots taken and copies made.
+    pub(crate) fn snapshots(&self) -> &crate::snapshot::Counts {
+        &self.snapshots
     }
 
     /// The run's I/O state, if its graph fetches from data sources.

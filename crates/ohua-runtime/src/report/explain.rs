@@ -43,7 +43,7 @@ impl RunReport {
     ///     graph: &G, algorithm: "a", sections: 1, wall: Default::default(), nodes: vec![],
     ///     plan: Plan::unreplicated(vec![0; 5], 1, 1, 1), section_stats: vec![], recuts: vec![], panicked: None, io: vec![],
     ///     io_sites: vec![site("a/__ohua_await#2", "a/submit#1", "db.fetch(1)", 1), site("a/__ohua_await#5", "a/submit#4", "db.fetch(y)", 2)],
-    ///     markers: vec![],
+    ///     markers: vec![], snapshots: Default::default(),
     /// };
     /// let text = report.explain_io();
     /// assert!(text.contains("round 2: db.fetch(y)"), "{text}");

@@ -69,6 +69,7 @@ pub fn fences_are_asymmetric() -> bool {
 ///     io_sites: vec![],
 ///     markers: vec![],
 ///     recuts: vec![],
+///     snapshots: Default::default(),
 ///     algorithm: "demo",
 ///     sections: 1,
 ///     wall: Duration::from_millis(10),
@@ -116,6 +117,10 @@ pub struct RunReport {
     /// on, in order (a first run cut finer than its threads); empty if it
     /// kept its groups.
     pub recuts: Vec<RecutDecision>,
+    /// Snapshots the run's snapshot states handed to `&self` calls, and
+    /// the copies their writes made because a reader still held the state
+    /// (`ohua::snapshot`).
+    pub snapshots: crate::snapshot::SnapshotStats,
 }
 
 impl RunReport {

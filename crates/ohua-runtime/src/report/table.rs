@@ -40,6 +40,10 @@ impl fmt::Display for RunReport {
         for r in &self.recuts {
             writeln!(f, "{r}")?;
         }
+        if self.snapshots.taken > 0 || self.snapshots.copies > 0 {
+            let s = self.snapshots;
+            writeln!(f, "snapshot states: {} snapshots taken, {} copies made", s.taken, s.copies)?;
+        }
         let mut rows: Vec<_> = self.nodes.iter().collect();
         // Busiest first; ties by name so the table is deterministic.
         rows.sort_by(|a, b| b.busy.cmp(&a.busy).then(a.name.cmp(b.name)));
@@ -166,6 +170,7 @@ mod tests {
             graph: &G,
             section_stats: vec![],
             recuts: vec![],
+            snapshots: Default::default(),
             panicked: None,
             io: vec![],
             io_sites: vec![],
@@ -194,6 +199,7 @@ mod tests {
             graph: &G,
             section_stats: vec![],
             recuts: vec![],
+            snapshots: Default::default(),
             panicked: None,
             io: vec![],
             io_sites: vec![],

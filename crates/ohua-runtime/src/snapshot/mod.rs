@@ -17,7 +17,8 @@
 //! the state (`Arc::make_mut`) only when it finds a reader still holding
 //! the version it would change. A state type whose `Clone` is cheap (a
 //! persistent map such as the `im` crate's) makes those copies cheap.
-//! [`Snapshot::stats`] counts the snapshots taken and the copies made.
+//! [`Snapshot::stats`] counts the snapshots taken and the copies made, and
+//! so does the run report (`RunReport::snapshots`) for each run.
 //!
 //! ```
 //! # use ohua_runtime::snapshot::{snapshot, Snapshot};
@@ -41,9 +42,11 @@
 //! state's `impl` is in `probe.rs`.
 
 mod check;
+mod counts;
 mod probe;
 
 pub use check::{changed_by, check_snapshots, checking, ByDebug, ByEq, Compare, Unchecked};
+pub use counts::{Counting, Counts};
 pub use probe::{Probe, Reader, Step, Writer};
 
 use std::fmt;
@@ -98,6 +101,7 @@ impl<T> Snapshot<T> {
     /// [`SnapshotStats::taken`].
     pub fn share(this: &mut Self) -> Arc<T> {
         this.stats.taken += 1;
+        counts::taken();
         Arc::clone(&this.live)
     }
 
@@ -109,6 +113,7 @@ impl<T> Snapshot<T> {
     {
         if Arc::get_mut(&mut this.live).is_none() {
             this.stats.copies += 1;
+            counts::copied();
         }
         Arc::make_mut(&mut this.live)
     }

@@ -37,7 +37,7 @@ pub use quiet::Quiet;
 /// `src/pool.rs`): always `std`'s, also under loom, because loom's
 /// primitives cannot live in a `static` or outside a model.
 pub mod process {
-    pub use std::sync::atomic::{AtomicU8, Ordering};
+    pub use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
     pub use std::sync::{Arc, Condvar, Mutex, OnceLock};
 }
 
