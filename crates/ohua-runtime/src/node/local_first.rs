@@ -1,7 +1,7 @@
 //! Light load: an item that arrives alone runs beside its scatter.
 //!
-//! A scatter deals each item to the lane with the most room, ties in
-//! rotation (`replicate.rs`). Under load that spreads the work over the
+//! A scatter deals each item to the lane with the most room, lane 0
+//! counted two items fuller, ties in rotation (`replicate.rs`). Under load that spreads the work over the
 //! replicas' cores. At light load every lane is empty at every item, so
 //! rotation sent every other item to a replica on another thread: two
 //! hand-offs between threads per item, and the other thread, parked since
