@@ -600,13 +600,15 @@ pub fn program(seed: u64, index: usize) -> String {
         rets.push("fks".into());
         tys.push("Vec<(i64, Vec<String>, i64)>");
     }
-    if snap {
+    // The snapshot state's summary beside the tuple, not in it: the tuple
+    // may already hold 12 values, the most `PartialEq` and `Debug` take.
+    let (ty, ret) = if snap {
         b += "        let fss = ss.summary();\n";
-        rets.push("fss".into());
-        tys.push("(Vec<i64>, i64)");
-    }
-    b += &format!("        ({},)\n", rets.join(", "));
-    let ty = format!("({},)", tys.join(", "));
+        (format!("(({},), (Vec<i64>, i64))", tys.join(", ")), format!("(({},), fss)", rets.join(", ")))
+    } else {
+        (format!("({},)", tys.join(", ")), format!("({},)", rets.join(", ")))
+    };
+    b += &format!("        {ret}\n");
 
     let alg_body = b.replace("HELPER(", "helper(");
     let seq_body = b.replace("HELPER(", "seq_helper(");
