@@ -288,3 +288,57 @@ fn the_check_mode_names_a_read_that_changed_its_state() {
     // The reads of the other tests leave their states unchanged: the mode
     // stays on for them (it is process-wide).
 }
+
+#[ohua::algorithm]
+fn routing_service(
+    requests: std::sync::mpsc::Receiver<u64>,
+    out: std::sync::mpsc::Sender<(u64, Option<u64>, u64)>,
+) -> u64 {
+    let mut routes = snapshot(Routes::new());
+    let mut replies = ohua_conformance::Replies::new(out);
+    for x in requests {
+        routes.add(x % 4, x);
+        let (hop, seen) = routes.lookup(&(x % 3));
+        replies.send((x, hop, seen));
+    }
+    let last = routes.version();
+    last
+}
+
+/// A service fed one request at a time, each sent only after the previous
+/// reply: every reply comes (the loop holds no request back waiting for
+/// the next), in order, equal to sequential execution's.
+#[test]
+fn a_snapshot_service_answers_each_request_before_the_next_arrives() {
+    let inputs: Vec<u64> = (0..40).map(|i| (i * 5 + 1) % 9).collect();
+    let expected: Vec<(u64, Option<u64>, u64)> = {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let (out, replies) = std::sync::mpsc::channel();
+        inputs.iter().for_each(|x| tx.send(*x).unwrap());
+        drop(tx);
+        ohua::sequential(|| routing_service(rx, out));
+        replies.iter().collect()
+    };
+    let d = Deployment::default().workers(2).sections(SectionStrategy::Auto).replicas(Replication::Elastic);
+    let inputs_sent = inputs.clone();
+    let (got, latencies) = ohua_conformance::within(60, "the snapshot service", move || {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let (out, replies) = std::sync::mpsc::channel();
+        let server = std::thread::spawn(move || ohua::with_deployment(d, || routing_service(rx, out)));
+        let (mut got, mut latencies) = (Vec::new(), Vec::new());
+        for x in inputs_sent {
+            let sent = std::time::Instant::now();
+            tx.send(x).unwrap();
+            let reply = replies.recv_timeout(std::time::Duration::from_secs(10)).expect("a reply to each request");
+            latencies.push(sent.elapsed());
+            got.push(reply);
+        }
+        drop(tx);
+        assert_eq!(server.join().expect("no panic"), got.last().unwrap().2, "the last version");
+        (got, latencies)
+    });
+    assert_eq!(got, expected);
+    let mut sorted = latencies.clone();
+    sorted.sort();
+    println!("reply latency: p50 {:?}, max {:?}", sorted[sorted.len() / 2], sorted[sorted.len() - 1]);
+}
