@@ -28,7 +28,7 @@ mod print_syn;
 pub mod scan;
 mod scope;
 mod signature;
-mod syntax;
+pub(crate) mod syntax;
 mod uses;
 
 use crate::error::Result;

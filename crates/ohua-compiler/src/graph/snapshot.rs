@@ -38,6 +38,7 @@ use super::keyed::{is_marker_call, marked_locals};
 use super::{Arc, CallNode, Graph, Kind, Node, NodeId};
 use crate::error::{CompileError, Result};
 use crate::frontend::ast::Block;
+use crate::frontend::syntax::{plain_ident, unparen};
 use crate::ir::Code;
 
 /// A snapshot local and the path of its state's type, as code names it
@@ -149,15 +150,20 @@ struct Split {
     moved: Vec<syn::Ident>,
     /// Its read-only sticky inputs, cloned into the snapshot's values.
     cloned: Vec<syn::Ident>,
+    /// The `let`'s pattern, type and expression.
+    pat: syn::Pat,
+    pat_ty: Option<syn::Type>,
+    expr: syn::Expr,
+    /// How many outputs the pattern binds (the finish's).
+    bound: usize,
 }
 
 fn candidate(g: &Graph, n: NodeId, states: &[SnapshotLocal]) -> Option<Split> {
     let Kind::Call(c) = &g.nodes[n].kind else { return None };
-    let Code::Let { pat: Some(_), expr, .. } = &c.code else { return None };
+    let Code::Let { pat: Some(pat), ty: pat_ty, expr } = &c.code else { return None };
     let bound = c.returns.len() - c.threaded_returns;
-    let syn::Expr::MethodCall(m) = strip_parens(expr) else { return None };
-    let syn::Expr::Path(recv) = strip_parens(&m.receiver) else { return None };
-    let state = recv.path.get_ident()?;
+    let syn::Expr::MethodCall(m) = unparen(expr) else { return None };
+    let state = plain_ident(unparen(&m.receiver))?;
     let local = states.iter().find(|s| state == s.name.as_str())?;
     let is_state = |i: &syn::Ident| i == state;
     let threaded = &c.returns[bound..];
@@ -180,15 +186,11 @@ fn candidate(g: &Graph, n: NodeId, states: &[SnapshotLocal]) -> Option<Split> {
         args: m.args.iter().cloned().collect(),
         moved: c.data.iter().flatten().filter(|i| !is_state(i)).cloned().collect(),
         cloned: sticky,
+        pat: pat.clone(),
+        pat_ty: pat_ty.clone(),
+        expr: expr.clone(),
+        bound,
     })
-}
-
-fn strip_parens(e: &syn::Expr) -> &syn::Expr {
-    match e {
-        syn::Expr::Paren(p) => strip_parens(&p.expr),
-        syn::Expr::Group(g) => strip_parens(&g.expr),
-        e => e,
-    }
 }
 
 /// An argument whose evaluation may move to another operator: it calls no
@@ -232,12 +234,10 @@ fn assigns(op: &syn::BinOp) -> bool {
 /// Node `n` becomes the step; its finish is inserted as node `n + 1` and
 /// takes over the outputs the `let` bound.
 fn apply(g: &mut Graph, n: NodeId, s: Split) {
+    let Split { state, ty, method, args, moved, cloned, pat, pat_ty, expr, bound } = s;
     let node = g.nodes[n].clone();
     let Kind::Call(c) = &node.kind else { unreachable!("a candidate is a call") };
-    let Code::Let { pat: Some(pat), ty: pat_ty, expr } = &c.code else { unreachable!("a candidate is a let") };
-    let bound = c.returns.len() - c.threaded_returns;
     let step = format_ident!("__ohua_step{}", n, span = expr.span());
-    let Split { state, ty, method, args, moved, cloned } = s;
     let private = quote!(::ohua::__private::snapshot);
     let arity = args.iter().map(|_| quote!(_));
     let step_expr: syn::Expr = syn::parse_quote!({
@@ -260,16 +260,15 @@ fn apply(g: &mut Graph, n: NodeId, s: Split) {
         #private::Step::Read(__ohua_snap, (#(mut #vars,)*)) => {
             use #private::{ByDebug as _, ByEq as _, Reader as _, Unchecked as _, Writer as _};
             let __ohua_probe = #private::Probe::of(&*__ohua_snap, #ty::#method);
-            if cfg!(debug_assertions) || #private::checking() {
-                let __ohua_before = ::core::clone::Clone::clone(&*__ohua_snap);
-                let __ohua_r = (&__ohua_probe).call_read(&*__ohua_snap, (#(#args,)*));
-                if (&&&#private::Compare(&__ohua_before, &*__ohua_snap)).unchanged() == Some(false) {
+            let __ohua_before = (cfg!(debug_assertions) || #private::checking())
+                .then(|| ::core::clone::Clone::clone(&*__ohua_snap));
+            let __ohua_r = (&__ohua_probe).call_read(&*__ohua_snap, (#(#args,)*));
+            if let Some(__ohua_before) = &__ohua_before {
+                if (&&&#private::Compare(__ohua_before, &*__ohua_snap)).unchanged() == Some(false) {
                     #private::changed_by(concat!(stringify!(#ty), "::", stringify!(#method)));
                 }
-                __ohua_r
-            } else {
-                (&__ohua_probe).call_read(&*__ohua_snap, (#(#args,)*))
             }
+            __ohua_r
         }
     });
     let step_call = CallNode {
@@ -278,7 +277,7 @@ fn apply(g: &mut Graph, n: NodeId, s: Split) {
         ..c.clone()
     };
     let finish_call = CallNode {
-        code: Code::Let { pat: Some(pat.clone()), ty: pat_ty.clone(), expr: finish_expr },
+        code: Code::Let { pat: Some(pat), ty: pat_ty, expr: finish_expr },
         data: vec![Some(step.clone())],
         sticky: Vec::new(),
         returns: c.returns[..bound].to_vec(),
