@@ -14,7 +14,7 @@
 //! in sequential order.
 //!
 //! A snapshot is the live state's `Arc`, shared, not copied: a write copies
-//! the state (`Arc::make_mut`) only when it finds a reader still holding
+//! the state only when it finds a reader still holding
 //! the version it would change. A state type whose `Clone` is cheap (a
 //! persistent map such as the `im` crate's) makes those copies cheap.
 //! [`Snapshot::stats`] counts the snapshots taken and the copies made, and
@@ -51,7 +51,11 @@ pub use probe::{Probe, Reader, Step, Writer};
 
 use std::fmt;
 use std::ops::{Deref, DerefMut};
-use std::sync::Arc;
+
+// The protocol's one primitive, through `sync` so the loom model
+// (`loom_model.rs`) explores the hand-off of a snapshot to a reader on
+// another thread and the write's copy-or-not.
+use crate::sync::Arc;
 
 /// A state object whose `&self` calls may read snapshots (see the module
 /// docs). Made by [`snapshot`]; it dereferences to the state, so the
@@ -111,11 +115,14 @@ impl<T> Snapshot<T> {
     where
         T: Clone,
     {
+        // `Arc::make_mut`, spelled out: loom's `Arc` has no `make_mut`, and
+        // a state has no weak references for it to handle.
         if Arc::get_mut(&mut this.live).is_none() {
             this.stats.copies += 1;
             counts::copied();
+            this.live = Arc::new((*this.live).clone());
         }
-        Arc::make_mut(&mut this.live)
+        Arc::get_mut(&mut this.live).expect("a state just copied has no other holder")
     }
 
     /// Snapshots taken and copies made so far.
@@ -153,5 +160,7 @@ impl<T: fmt::Debug> fmt::Debug for Snapshot<T> {
     }
 }
 
+#[cfg(all(test, loom))]
+mod loom_model;
 #[cfg(test)]
 mod tests;

@@ -15,7 +15,8 @@
 //! of its result could not leave its operator anyway.
 
 use std::marker::PhantomData;
-use std::sync::Arc;
+
+use crate::sync::Arc;
 
 /// A method of a [`Snapshot`](super::Snapshot) state, as a function item,
 /// with the state's type.
