@@ -25,6 +25,7 @@ mod live_timeouts;
 mod live_update;
 mod regressions;
 mod replication;
+mod responsive;
 mod runtime_contract;
 mod snapshots;
 mod streaming;

@@ -46,7 +46,7 @@ impl Routes {
     }
 }
 
-fn busy(micros: u64) {
+pub(crate) fn busy(micros: u64) {
     let until = std::time::Instant::now() + std::time::Duration::from_micros(micros);
     while std::time::Instant::now() < until {
         std::hint::spin_loop();
@@ -183,7 +183,7 @@ versions_of!(live_versions, LiveTable);
 
 /// Reads off the state's path, on their own thread: where a read of the
 /// live state would see the writes after it.
-fn reads_apart() -> Deployment {
+pub(crate) fn reads_apart() -> Deployment {
     Deployment::default().workers(2).sections(SectionStrategy::PerOperator).replicas(Replication::Off)
 }
 

@@ -90,6 +90,7 @@ mod file;
 mod io_mode;
 pub(crate) mod learned;
 mod link_times;
+mod long_firings;
 mod plan;
 mod policy;
 pub(crate) mod recut;
@@ -110,6 +111,7 @@ pub use env::{
 pub use error::DeployError;
 pub use io_mode::IoMode;
 pub(crate) use link_times::{nanos, LinkTimes, PROBE_EVERY, PROBE_ITEMS, PROBE_STEPS};
+pub(crate) use long_firings::LONG_FIRING_NS;
 pub use plan::{plan, Opening, Plan};
 pub use policy::{LatencyGoal, LiveScaling, Scaling, ScalingPolicy, Throughput};
 pub use recut::Recut;

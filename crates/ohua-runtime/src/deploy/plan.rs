@@ -3,7 +3,9 @@
 use rand::{Rng, SeedableRng};
 
 use super::recut::{self, Recut};
-use super::{auto, learned, stages, unmatched, Deployment, Replication, Scaling, SectionRule, SectionStrategy};
+use super::{
+    auto, learned, long_firings, stages, unmatched, Deployment, Replication, Scaling, SectionRule, SectionStrategy,
+};
 use crate::graph::GraphInfo;
 use crate::keyed::{Groups, KEY_GROUPS};
 
@@ -67,6 +69,11 @@ pub struct Plan {
     /// result. A keyed call's key groups all stay with replica 0 (moving
     /// them means moving state).
     pub elastic: Vec<Option<Opening>>,
+    /// For an elastic node that follows its load ([`Opening::Load`]) and
+    /// whose items earlier runs measured long (`long_firings.rs`): that
+    /// cost per item, in nanoseconds, so that its scatter deals its first
+    /// items away from its own thread too; else 0 (replica 0 measures).
+    pub long_items: Vec<u64>,
     /// The policy of the elastic replicas that follow their load
     /// ([`Opening::Load`]): the deployment's [`Scaling`].
     pub scaling: Scaling,
@@ -127,6 +134,7 @@ impl Plan {
             replica_sections: vec![Vec::new(); n],
             groups: vec![None; n],
             elastic: vec![None; n],
+            long_items: vec![0; n],
             scaling: Scaling::default(),
             recut: None,
         }
@@ -182,7 +190,15 @@ pub fn plan(graph: &GraphInfo, d: &Deployment) -> Plan {
         other => by_strategy(graph, other),
     };
     unmatched::planned(graph.algorithm, own, &d.sections);
+    let known = measured.as_ref().filter(|_| automatic).map(|(busy, firings, _)| (busy.clone(), firings.clone()));
     let (mut raw, replicas, drawn) = replicate(graph, d, raw, automatic, first, measured);
+    if let (Some((busy, firings)), None) = (&known, &drawn) {
+        // An operator that fires for milliseconds runs apart from the rest
+        // (`long_firings.rs`): it would hold its section's others as long.
+        if let Some(cut) = long_firings::apart(graph, &raw, &replicas, busy, firings, d.workers) {
+            raw = cut;
+        }
+    }
     let fetches = graph.nodes.iter().any(|n| n.kind == crate::graph::OpKind::Await);
     let mut chaos = match strategy {
         SectionStrategy::Random { seed, .. } if !fetches => Some(*seed),
@@ -201,6 +217,10 @@ pub fn plan(graph: &GraphInfo, d: &Deployment) -> Plan {
         }
     }
     let elastic = elastic(graph, d, &replicas, automatic && first);
+    let long_items = match &known {
+        Some((busy, firings)) => long_firings::per_item(&elastic, busy, firings),
+        None => vec![0; graph.nodes.len()],
+    };
     // A run whose replicas follow the load is cut finer too: its pipeline
     // regroups by load once it streams (`recut.rs`). Not a first run's
     // `auto` replicas, which open once and stay: a batch job's first run
@@ -255,6 +275,7 @@ pub fn plan(graph: &GraphInfo, d: &Deployment) -> Plan {
         replica_sections,
         groups,
         elastic,
+        long_items,
         scaling: d.scaling.clone(),
         recut,
     }

@@ -415,7 +415,11 @@ impl<'a> Builder<'a> {
                 .get_or_insert_with(|| {
                     let nodes = self.graph.nodes.len();
                     let path = Some(self.path.get_or_insert_with(|| PathCosts::new(nodes)).slot(id));
-                    Elastic::with_scaling(lanes, opening, scaling.clone(), live.clone(), path)
+                    let e = Elastic::with_scaling(lanes, opening, scaling.clone(), live.clone(), path);
+                    if let Some(&ns) = self.plan.long_items.get(id).filter(|&&ns| ns > 0) {
+                        e.set_ns_per_item(ns);
+                    }
+                    e
                 })
                 .clone(),
         )

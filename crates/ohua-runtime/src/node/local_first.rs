@@ -29,10 +29,19 @@
 //! (`follow.rs`, `crowded`: its CPU time plus the work it dealt away under
 //! 95 % of the window).
 //!
+//! Only items that cost little: an item of `LONG_FIRING_NS` (1 ms) or more goes
+//! to another thread even when it comes alone. The hand-off saves it a
+//! few µs, and on lane 0 it would hold the scatter's section, and every
+//! operator there, for its whole length: a long `&self` summary on a
+//! snapshot held the heartbeats of its state's section back for 47 ms
+//! (`examples/src/bin/responsive.rs`, issue 24).
+//!
 //! Only elastic operators: they measure their cost (`elastic.rs`). A
 //! scatter whose replicas a rule fixed deals as before.
 
 use std::time::Instant;
+
+use crate::deploy::LONG_FIRING_NS;
 
 /// How many of the operator's measured costs must separate an item from
 /// the previous one for it to count as alone.
@@ -63,13 +72,15 @@ impl Spacing {
     pub(crate) fn alone(&mut self, cost_ns: u64) -> bool {
         let now = Instant::now();
         let gap = self.last.replace(now).map(|last| now.saturating_duration_since(last));
-        cost_ns > 0 && gap.is_none_or(|gap| gap.as_nanos() >= u128::from(cost_ns) * u128::from(ALONE_GAP))
+        cost_ns > 0
+            && cost_ns < LONG_FIRING_NS
+            && gap.is_none_or(|gap| gap.as_nanos() >= u128::from(cost_ns) * u128::from(ALONE_GAP))
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::Spacing;
+    use super::{Spacing, LONG_FIRING_NS};
     use std::time::Duration;
 
     #[test]
@@ -85,5 +96,17 @@ mod tests {
         // An operator not measured yet is never alone: deal as before.
         std::thread::sleep(Duration::from_millis(2));
         assert!(!s.alone(0));
+    }
+
+    #[test]
+    fn a_long_item_is_never_alone_so_it_does_not_hold_the_scatters_section() {
+        let mut s = Spacing::default();
+        // The first item, 1 ms and 50 ms per item: long, dealt away.
+        assert!(!s.alone(LONG_FIRING_NS));
+        std::thread::sleep(Duration::from_millis(5));
+        assert!(!s.alone(50_000_000));
+        // A cheap item long after: alone.
+        std::thread::sleep(Duration::from_millis(2));
+        assert!(s.alone(LONG_FIRING_NS - 1));
     }
 }

@@ -20,8 +20,9 @@
 //!   do not run dry while it works (issue 24: reads of 20-100 µs on a
 //!   snapshot went from 1.50x to 1.91x sequential on 2 cores, the signed
 //!   multicast from 1.46x to 1.88x). An item of a measured elastic operator that arrives alone
-//!   (light load) goes to lane 0 on a tie: its replica runs in the
-//!   scatter's section, so the item crosses no thread (`local_first.rs`).
+//!   (light load) and costs under a millisecond goes to lane 0 on a tie:
+//!   its replica runs in the scatter's section, so the item crosses no
+//!   thread (`local_first.rs`).
 //!   It records the lane of every item, and every
 //!   end-of-activation marker, on the *order* arc, in input order.
 //! * Each replica is the operator itself (a `Call` or a chain piece) on its
@@ -44,6 +45,7 @@
 //! result is at the front of its lane's output.
 
 use crate::arc::{Receiver, Sender};
+use crate::deploy::LONG_FIRING_NS;
 use crate::packet::{Mark, Packet};
 use crate::port::In;
 
@@ -142,7 +144,17 @@ where
     /// are full. Lane 0 on a tie for an item that arrives alone
     /// (`local_first.rs`).
     fn pick(&mut self) -> Option<usize> {
-        let n = self.elastic.as_ref().map_or(self.lanes.len(), |e| e.active().min(self.lanes.len()));
+        let mut n = self.elastic.as_ref().map_or(self.lanes.len(), |e| e.active().min(self.lanes.len()));
+        // An operator whose items are long (`deploy/long_firings.rs`) and
+        // needs one replica gets it on another thread, lane 1: on lane 0
+        // each item would hold the scatter's section, and every operator
+        // there, for its whole length. Lane 0 then takes an item only
+        // when lane 1 is full.
+        let mut handicap = LOCAL_HANDICAP;
+        if n == 1 && self.lanes.len() > 1 && self.elastic.as_ref().is_some_and(|e| e.ns_per_item() >= LONG_FIRING_NS) {
+            n = 2;
+            handicap = LANE_DEPTH as isize + 1;
+        }
 
         if self.next >= n {
             self.next = 0;
@@ -155,7 +167,7 @@ where
             // Lane 0's replica runs on the scatter's own thread: while it
             // runs an item nothing is dealt, so it counts LOCAL_HANDICAP
             // items fuller than it is and the other lanes keep a queue.
-            let counted = room as isize - if k == 0 && n > 1 { LOCAL_HANDICAP } else { 0 };
+            let counted = room as isize - if k == 0 && n > 1 { handicap } else { 0 };
             let better = match best {
                 Some((_, _, c)) => counted > c,
                 None => true,
@@ -577,14 +589,15 @@ mod tests {
             tx.push(Packet::Data(i));
         }
         tx.flush();
-        // Lane 0 fills: a backlog; after a window, a second lane opens.
-        assert_eq!(scatter.step(8), Step::Progress(2));
+        // The one lane of an operator this long is lane 1, on another
+        // thread (`deploy/long_firings.rs`); lane 0 takes items only once
+        // lane 1 is full. Both fill: a backlog; after a window, a second
+        // lane opens.
+        assert_eq!(scatter.step(8), Step::Progress(4));
         scatter.flush();
         std::thread::sleep(WINDOW + std::time::Duration::from_millis(5));
         assert_eq!(scatter.step(8), Step::Blocked);
         assert_eq!(elastic.active(), 2, "a backlog opens a lane");
-        assert_eq!(scatter.step(2), Step::Progress(2), "into lane 1");
-        scatter.flush();
         // Replica work drains the lanes; light windows (3 items in 65 ms,
         // then 1: under half a replica of 10 ms, and below the 80 per
         // second one lane was backlogged at: `REOPENED_MARGIN`) close lane
@@ -596,6 +609,9 @@ mod tests {
             r0.flush();
             r1.flush();
         };
+        drain(&mut r0, &mut r1);
+        assert_eq!(scatter.step(2), Step::Progress(2));
+        scatter.flush();
         drain(&mut r0, &mut r1);
         std::thread::sleep(3 * WINDOW + std::time::Duration::from_millis(5));
         assert_eq!(scatter.step(1), Step::Progress(1));
@@ -611,8 +627,7 @@ mod tests {
             drain(&mut r0, &mut r1);
         }
         drain(&mut r0, &mut r1);
-        assert_eq!(lanes.1[..2], [Packet::Data((2,)), Packet::Data((3,))], "lane 1 once open");
-        assert!(lanes.1.len() <= 3, "and not after it closed: {:?}", lanes.1);
+        assert_eq!(lanes.0, [Packet::Data((2,)), Packet::Data((3,))], "lane 0 only while lane 1 was full");
         assert_eq!(lanes.0.len() + lanes.1.len(), 8);
         let order: Vec<_> = std::iter::from_fn(|| order_rx.pop()).collect();
         assert_eq!(order.len(), 8);
@@ -668,6 +683,38 @@ mod tests {
             on_lane_1 += usize::from(lanes(&mut r0, &mut r1).1);
         }
         assert_eq!(on_lane_1, 4, "once the thread is crowded, items leave it");
+    }
+
+    /// An item of a long operator (a 40 ms summary on a snapshot) leaves
+    /// the scatter's thread even when it comes alone, with one lane open
+    /// or two: on lane 0 it would hold the scatter's section, the
+    /// heartbeats of `examples/src/bin/responsive.rs` there, for 40 ms.
+    #[test]
+    fn a_long_item_leaves_the_scatters_thread_even_when_it_comes_alone() {
+        use crate::deploy::Opening;
+        use crate::node::elastic::Elastic;
+        use crate::node::{replicate::Scatter, Node, Step};
+        use crate::{arc::channel, packet::Packet, port::In};
+        for open in [1, 2] {
+            let (mut tx, rx) = channel::<u32>(8, None, None);
+            let (l0, mut r0) = channel::<(u32,)>(8, None, None);
+            let (l1, mut r1) = channel::<(u32,)>(8, None, None);
+            let (order, _order_rx) = channel::<u16>(16, None, None);
+            let elastic = Elastic::new(2, Opening::Load);
+            elastic.set_active(open);
+            elastic.set_ns_per_item(40_000_000);
+            let mut scatter = Scatter::new((In::new(rx),), vec![l0, l1], order, |t| t).elastic(Some(elastic));
+            for item in 0..3 {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+                tx.push(Packet::Data(item));
+                tx.flush();
+                assert_eq!(scatter.step(8), Step::Progress(1));
+                scatter.flush();
+                assert!(r0.pop().is_none(), "{open} lane(s) open: item {item} stayed beside the scatter");
+                assert_eq!(r1.pop(), Some(Packet::Data((item,))));
+                r1.flush();
+            }
+        }
     }
 
     /// `Gather`'s example.
