@@ -32,6 +32,7 @@ mod hop;
 mod keyed_flows;
 mod recut_service;
 mod replicate;
+mod snapshot_peers;
 mod snapshot_reads;
 mod update;
 mod web_update;

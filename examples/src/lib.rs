@@ -61,6 +61,22 @@ pub fn best_of<I, R>(runs: usize, mut make_input: impl FnMut() -> I, mut f: impl
     (result.expect("at least one run"), best)
 }
 
+/// The speedup a profiled run's report predicts on this machine's cores
+/// (`RunReport::parallelism`, InContext's simulator as a bound), beside
+/// the one measured, for the case studies' output.
+pub fn predicted(report: &ohua::RunReport, measured: f64) -> String {
+    let p = report.parallelism();
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let predicted = p.speedup(cores);
+    format!(
+        "predicted from the profiled run: at most {predicted:.2}x on {cores} cores ({:.1} % of the work in order, {}); \
+         measured {measured:.2}x, {:+.0} %",
+        100.0 * p.in_order.as_secs_f64() / p.work.as_secs_f64().max(1e-12),
+        p.bound_by.first().copied().unwrap_or("-"),
+        100.0 * (predicted / measured - 1.0)
+    )
+}
+
 /// Milliseconds with three decimals.
 pub fn ms(d: Duration) -> String {
     format!("{:.3} ms", d.as_secs_f64() * 1e3)

@@ -87,7 +87,7 @@ fn serve_heartbeats(d: Deployment, after: usize) -> (Vec<u64>, Vec<u64>) {
         let (report_tx, reports) = std::sync::mpsc::channel();
         let server = std::thread::spawn(move || ohua::with_deployment(d, || heartbeats(rx, pong_tx, report_tx)));
         let mut got = Vec::new();
-        let mut heartbeat = |got: &mut Vec<u64>, what: &str| {
+        let heartbeat = |got: &mut Vec<u64>, what: &str| {
             tx.send((false, 0)).unwrap();
             let pong = pongs.recv_timeout(Duration::from_secs(5));
             got.push(pong.unwrap_or_else(|_| panic!("{what}: no answer within 5 s")));

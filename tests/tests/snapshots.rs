@@ -107,6 +107,12 @@ fn a_read_runs_off_the_states_path_on_replicas() {
     assert!(report.snapshots.copies <= n + n / 5, "{report}");
     assert!(report.to_string().contains(&format!("snapshot states: {} snapshots taken", 2 * n + 1)), "{report}");
     assert_eq!(lookup.replicas.iter().map(|r| r.firings).sum::<u64>(), inputs().len() as u64, "{report}");
+    // The parallelism estimate (InContext's simulator): the state's calls
+    // and its loop-carried cycle run in order, the reads on snapshots do not.
+    let p = report.parallelism();
+    assert!(!p.bound_by.is_empty() && p.bound_by.iter().all(|n| !n.ends_with(".read")), "{p:?}");
+    assert!(p.in_order <= p.work && p.speedup(1) == 1.0, "{p:?}");
+    assert!(report.to_string().contains("parallelism: "), "{report}");
 }
 
 /// A key-value table whose reads report the version they saw.

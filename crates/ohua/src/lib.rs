@@ -114,8 +114,8 @@ pub mod report {
     // `ohua::Source<Db>` (tests/compile_fail/cases/write_to_a_read_only_source.stderr).
     pub use ohua_runtime::graph::{ArcInfo, GraphInfo, NodeInfo};
     pub use ohua_runtime::report::{
-        to_dot, CallTiming, ElasticStats, IoSite, IoStats, NodeStats, RecutDecision, ReplicaStats, ScalingDecision,
-        SectionStats,
+        to_dot, CallTiming, ElasticStats, IoSite, IoStats, NodeStats, Parallelism, RecutDecision, ReplicaStats,
+        ScalingDecision, SectionStats,
     };
 }
 

@@ -9,6 +9,7 @@
 
 mod dot;
 mod explain;
+mod parallelism;
 mod table;
 
 use std::time::Duration;
@@ -18,6 +19,7 @@ pub use crate::stats::{
     MAX_DECISIONS,
 };
 pub use dot::to_dot;
+pub use parallelism::Parallelism;
 
 use crate::deploy::Plan;
 use crate::graph::GraphInfo;

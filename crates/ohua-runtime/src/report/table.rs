@@ -44,6 +44,23 @@ impl fmt::Display for RunReport {
             let s = self.snapshots;
             writeln!(f, "snapshot states: {} snapshots taken, {} copies made", s.taken, s.copies)?;
         }
+        let p = self.parallelism();
+        if !p.work.is_zero() {
+            let more = match p.bound_by.len() {
+                0 | 1 => String::new(),
+                n => format!(" and {} more on its loop-carried cycle", n - 1),
+            };
+            writeln!(
+                f,
+                "parallelism: {:.3} ms of work, {:.3} ms of it in order ({}{more}): at most {:.2}x on 2 cores, {:.2}x on 4, {:.2}x on 16",
+                p.work.as_secs_f64() * 1e3,
+                p.in_order.as_secs_f64() * 1e3,
+                p.bound_by.first().copied().unwrap_or("-"),
+                p.speedup(2),
+                p.speedup(4),
+                p.speedup(16)
+            )?;
+        }
         let mut rows: Vec<_> = self.nodes.iter().collect();
         // Busiest first; ties by name so the table is deterministic.
         rows.sort_by(|a, b| b.busy.cmp(&a.busy).then(a.name.cmp(b.name)));
