@@ -131,16 +131,18 @@ impl Counters {
     /// Whether the next step should be timed.
     #[inline(always)]
     pub(crate) fn wants_timing(&self, sampler: &mut Sampler) -> bool {
-        if self.timed_firings == 0 && self.firings > 0 {
-            // It fired, untimed, and its cost is still unknown: time every
-            // step until a productive one is timed. An operator that fires
-            // a few times a run (a 40 ms summary, 5 times in 3 s) otherwise
-            // went unmeasured in a quarter of the runs, its busy time 0,
-            // and `auto` planned the next run as if it cost nothing.
+        if self.coarse {
             return true;
         }
-        let every = if self.timed_firings == 0 { SAMPLE_EVERY_UNMEASURED } else { SAMPLE_EVERY };
-        self.coarse || sampler.one_in(every)
+        if self.timed_firings == 0 {
+            // One that fired, untimed, with its cost still unknown is timed
+            // at every step until a productive one is: an operator that
+            // fires a few times a run (a 40 ms summary, 5 times in 3 s)
+            // otherwise went unmeasured in a quarter of the runs, its busy
+            // time 0, and `auto` planned the next run as if it cost nothing.
+            return self.firings > 0 || sampler.one_in(SAMPLE_EVERY_UNMEASURED);
+        }
+        sampler.one_in(SAMPLE_EVERY)
     }
 
     /// A productive step of `firings` that took `ticks`.
