@@ -16,10 +16,9 @@ use std::time::Duration;
 
 use arc_swap::ArcSwap;
 use crossbeam_channel::unbounded;
-use ohua::algorithm;
 
 use crate::common::{interleaved, row, Variant};
-use crate::snapshot_reads::{events_over, fold_in_order, sequential_on, work, Event, Fold, Table, EVENTS};
+use crate::snapshot_reads::{events_over, fold_in_order, sequential_on, serve_over, work, Event, Fold, Table, EVENTS};
 
 /// Slots of the large tables.
 pub const BIG: usize = 100_000;
@@ -105,35 +104,8 @@ impl ImTable {
     }
 }
 
-#[algorithm]
-fn serve_vec(events: Vec<Event>) -> u64 {
-    let mut table = ohua::snapshot(BigTable::new());
-    let mut out = Fold::new();
-    for e in events {
-        if e.write {
-            table.put(e.key, e.value);
-        } else {
-            let r = table.score(&e);
-            out.add(r);
-        }
-    }
-    out.0
-}
-
-#[algorithm]
-fn serve_im(events: Vec<Event>) -> u64 {
-    let mut table = ohua::snapshot(ImTable::new());
-    let mut out = Fold::new();
-    for e in events {
-        if e.write {
-            table.put(e.key, e.value);
-        } else {
-            let r = table.score(&e);
-            out.add(r);
-        }
-    }
-    out.0
-}
+serve_over!(serve_vec, BigTable);
+serve_over!(serve_im, ImTable);
 
 fn sequential_vec(events: Vec<Event>) -> u64 {
     sequential_on(BigTable::new(), events, BigTable::put, BigTable::score)

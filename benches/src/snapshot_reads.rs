@@ -24,7 +24,6 @@ use std::sync::{Arc, Condvar, Mutex, RwLock};
 use std::time::Duration;
 
 use crossbeam_channel::{unbounded, Receiver};
-use ohua::algorithm;
 
 use crate::common::{header, interleaved, mix, rounds_for, row, Variant};
 use crate::snapshot_peers;
@@ -83,20 +82,29 @@ impl Fold {
     }
 }
 
-#[algorithm]
-fn serve(events: Vec<Event>) -> u64 {
-    let mut table = ohua::snapshot(Table::new());
-    let mut out = Fold::new();
-    for e in events {
-        if e.write {
-            table.put(e.key, e.value);
-        } else {
-            let r = table.score(&e);
-            out.add(r);
+/// The benchmark's algorithm over a table of type `$table` (one per
+/// table type: the compiler reads the state's type from its declaration).
+macro_rules! serve_over {
+    ($name:ident, $table:ident) => {
+        #[ohua::algorithm]
+        pub(crate) fn $name(events: Vec<Event>) -> u64 {
+            let mut table = ohua::snapshot($table::new());
+            let mut out = Fold::new();
+            for e in events {
+                if e.write {
+                    table.put(e.key, e.value);
+                } else {
+                    let r = table.score(&e);
+                    out.add(r);
+                }
+            }
+            out.0
         }
-    }
-    out.0
+    };
 }
+pub(crate) use serve_over;
+
+serve_over!(serve, Table);
 
 fn sequential(events: Vec<Event>) -> u64 {
     sequential_on(Table::new(), events, Table::put, Table::score)

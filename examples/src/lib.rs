@@ -61,10 +61,23 @@ pub fn best_of<I, R>(runs: usize, mut make_input: impl FnMut() -> I, mut f: impl
     (result.expect("at least one run"), best)
 }
 
+/// The timing lines of a case study: sequential, the default deployment's
+/// first run and later runs, the parallelism bound of the profiled run
+/// beside the measured speedup, and the profiled run's report.
+pub fn print_case_study(runs: usize, t_seq: Duration, t_first: Duration, t_later: Duration, report: &ohua::RunReport) {
+    println!("\nbest of {runs} runs:");
+    println!("  sequential                      {:>12}", ms(t_seq));
+    for (name, t) in [("ohua default, first run (1 run)", t_first), ("ohua default (2nd run on)", t_later)] {
+        println!("  {name:<31} {:>12}   speedup {:.2}x", ms(t), t_seq.as_secs_f64() / t.as_secs_f64());
+    }
+    println!("  {}", predicted(report, t_seq.as_secs_f64() / t_later.as_secs_f64()));
+    println!("\nper-operator profile of one run with the default deployment:\n{report}");
+}
+
 /// The speedup a profiled run's report predicts on this machine's cores
 /// (`RunReport::parallelism`, InContext's simulator as a bound), beside
-/// the one measured, for the case studies' output.
-pub fn predicted(report: &ohua::RunReport, measured: f64) -> String {
+/// the one measured.
+fn predicted(report: &ohua::RunReport, measured: f64) -> String {
     let p = report.parallelism();
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let predicted = p.speedup(cores);

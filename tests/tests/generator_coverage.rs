@@ -48,11 +48,24 @@ fn generated_programs_read_snapshot_states_apart_in_loops() {
         let finishes: Vec<usize> = (0..g.nodes.len()).filter(|&n| g.nodes[n].name.ends_with(".read")).collect();
         (!finishes.is_empty(), finishes.iter().any(|&n| g.replicable(n)))
     };
+    // A read in an `if` arm: its step on the state takes the state (or an
+    // argument) from the arm's `switch`.
+    let in_branch = |c: &ohua_compiler::Compiled| {
+        let g = &c.graph;
+        (1..g.nodes.len())
+            .filter(|&n| g.nodes[n].name.ends_with(".read"))
+            .any(|finish| g.arcs.iter().any(|a| a.to.0 == finish - 1 && g.nodes[a.from.0].name.contains("/switch@")))
+    };
     let split = graphs.iter().filter(|c| reads(c).0).count();
     let in_loops = graphs.iter().filter(|c| reads(c).1).count();
-    println!("of {programs} programs: {split} read a snapshot state apart, {in_loops} in a loop (replicable)");
+    let in_branches = graphs.iter().filter(|c| in_branch(c)).count();
+    println!(
+        "of {programs} programs: {split} read a snapshot state apart, {in_loops} in a loop (replicable), \
+         {in_branches} in a branch"
+    );
     assert!(split * 10 >= programs, "only {split} programs read a snapshot state apart");
     assert!(in_loops * 20 >= programs, "only {in_loops} programs read a snapshot state apart in a loop");
+    assert!(in_branches * 20 >= programs, "only {in_branches} programs read a snapshot state apart in a branch");
 }
 
 #[test]

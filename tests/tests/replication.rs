@@ -786,12 +786,20 @@ fn a_first_runs_key_groups_spread_again_as_the_keys_show_themselves() {
     assert!(node.replicas[1].firings <= 3_000, "the groups stayed uneven: {r}");
 }
 
-/// About 0.2 ms of work per item: dependent multiply-rotate rounds, which
-/// the compiler cannot fold (a plain LCG loop it reduced to 7 µs).
+/// 0.2 ms of work per item, in the release and the dev profile alike: it
+/// computes until 0.2 ms have passed. (Multiply-rotate rounds took 0.2 ms
+/// in release and 1.8 ms in the dev profile, where an item of a millisecond
+/// or more is long and leaves the scatter's thread even alone,
+/// `deploy/long_firings.rs`: the dev run of
+/// `a_service_replaces_its_scaling_policy_while_it_runs` then saw items
+/// on replica 1 before the policy change.)
 fn heavy_triple(x: u64) -> u64 {
+    let until = std::time::Instant::now() + std::time::Duration::from_micros(200);
     let mut h = x | 1;
-    for _ in 0..100_000 {
-        h = h.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(17) ^ x;
+    while std::time::Instant::now() < until {
+        for _ in 0..100 {
+            h = h.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(17) ^ x;
+        }
     }
     std::hint::black_box(h);
     x * 3

@@ -29,7 +29,7 @@ use std::path::{Path, PathBuf};
 use flate2::write::GzEncoder;
 use flate2::Compression;
 use ohua::algorithm;
-use ohua_examples::{arg_usize, best_of, ms, predicted, Rng};
+use ohua_examples::{arg_usize, best_of, print_case_study, Rng};
 use sha2::{Digest, Sha256};
 
 /// What the sender announces, in the order its directory changed.
@@ -474,13 +474,5 @@ fn main() {
         dests.len(),
         expected.len()
     );
-    println!("\nbest of {runs} runs:");
-    println!("  sequential                      {:>12}", ms(t_seq));
-    let line = |name: &str, t: std::time::Duration| {
-        println!("  {name:<31} {:>12}   speedup {:.2}x", ms(t), t_seq.as_secs_f64() / t.as_secs_f64());
-    };
-    line("ohua default, first run (1 run)", t_first);
-    line("ohua default (2nd run on)", t_def);
-    println!("  {}", predicted(&reports[0], t_seq.as_secs_f64() / t_def.as_secs_f64()));
-    println!("\nper-operator profile of one run with the default deployment:\n{}", reports[0]);
+    print_case_study(runs, t_seq, t_first, t_def, &reports[0]);
 }

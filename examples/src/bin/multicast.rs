@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 
 use ed25519_dalek::{Signature, Signer, SigningKey, Verifier, VerifyingKey};
 use ohua::algorithm;
-use ohua_examples::{arg_usize, best_of, ms, predicted, Rng};
+use ohua_examples::{arg_usize, best_of, print_case_study, Rng};
 
 /// What travels on the multicast channel.
 #[derive(Debug, Clone)]
@@ -187,13 +187,5 @@ fn main() {
         count(|v| matches!(v, Verdict::Membership(_)))
     );
     let (_, reports) = ohua::profile(|| multicast(msgs.clone()));
-    println!("\nbest of {runs} runs:");
-    println!("  sequential                      {:>12}", ms(t_seq));
-    let line = |name: &str, t: std::time::Duration| {
-        println!("  {name:<31} {:>12}   speedup {:.2}x", ms(t), t_seq.as_secs_f64() / t.as_secs_f64());
-    };
-    line("ohua default, first run (1 run)", t_first);
-    line("ohua default (2nd run on)", t_def);
-    println!("  {}", predicted(&reports[0], t_seq.as_secs_f64() / t_def.as_secs_f64()));
-    println!("\nper-operator profile of one run with the default deployment:\n{}", reports[0]);
+    print_case_study(runs, t_seq, t_first, t_def, &reports[0]);
 }
