@@ -190,9 +190,10 @@ pub fn plan(graph: &GraphInfo, d: &Deployment) -> Plan {
         other => by_strategy(graph, other),
     };
     unmatched::planned(graph.algorithm, own, &d.sections);
-    let known = measured.as_ref().filter(|_| automatic).map(|(busy, firings, _)| (busy.clone(), firings.clone()));
-    let (mut raw, replicas, drawn) = replicate(graph, d, raw, automatic, first, measured);
-    if let (Some((busy, firings)), None) = (&known, &drawn) {
+    // `auto`'s measurements, if any (looked up once above; not copied again).
+    let known = measured.as_ref().filter(|_| automatic).map(|(busy, firings, _)| (busy.as_slice(), firings.as_slice()));
+    let (mut raw, replicas, drawn) = replicate(graph, d, raw, automatic, first, measured.as_ref());
+    if let (Some((busy, firings)), None) = (known, &drawn) {
         // An operator that fires for milliseconds runs apart from the rest
         // (`long_firings.rs`): it would hold its section's others as long.
         if let Some(cut) = long_firings::apart(graph, &raw, &replicas, busy, firings, d.workers) {
@@ -217,7 +218,7 @@ pub fn plan(graph: &GraphInfo, d: &Deployment) -> Plan {
         }
     }
     let elastic = elastic(graph, d, &replicas, automatic && first);
-    let long_items = match &known {
+    let long_items = match known {
         Some((busy, firings)) => long_firings::per_item(&elastic, busy, firings),
         None => vec![0; graph.nodes.len()],
     };
@@ -294,7 +295,7 @@ fn replicate(
     mut raw: Vec<usize>,
     automatic: bool,
     first: bool,
-    measured: Option<learned::Measured>,
+    measured: Option<&learned::Measured>,
 ) -> (Vec<usize>, Vec<usize>, Option<Vec<Vec<usize>>>) {
     let n = graph.nodes.len();
     let replicable = |id: usize| graph.nodes[id].replicable;
@@ -315,7 +316,7 @@ fn replicate(
         Replication::Auto => {
             let measured = measured.filter(|(_, _, pace)| automatic && !pace.replicas_were_slower());
             let staged = match measured {
-                Some((costs, firings, _)) => stages::replicate(graph, d.workers, &costs, &firings, &raw),
+                Some((costs, firings, _)) => stages::replicate(graph, d.workers, costs, firings, &raw),
                 None if first => stages::prior(graph, d.workers),
                 None => None,
             };
