@@ -58,11 +58,26 @@ pub struct Summary {
 }
 
 /// The grid the node computes on: `side` rows of `side` cells.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct Grid {
     side: usize,
     cells: Vec<u32>,
     version: u64,
+}
+
+/// A snapshot state's copies go into the memory of a version whose readers
+/// are done (`Clone::clone_from`); the derived `clone_from` would allocate
+/// a new grid each time, so the cells are copied into the old buffer here.
+impl Clone for Grid {
+    fn clone(&self) -> Self {
+        Grid { side: self.side, cells: self.cells.clone(), version: self.version }
+    }
+
+    fn clone_from(&mut self, source: &Self) {
+        self.side = source.side;
+        self.cells.clone_from(&source.cells);
+        self.version = source.version;
+    }
 }
 
 impl Grid {

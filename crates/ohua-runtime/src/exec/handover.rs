@@ -64,8 +64,13 @@ impl<'a> Section<'a> {
             return;
         }
         // A driver that is merely preempted (an oversubscribed machine)
-        // will go on by itself.
-        if is_running(ctl.beat.thread()) {
+        // will go on by itself. One that computes (the same step on two
+        // ticks: a firing of a millisecond or more) in a run that streams
+        // is rescued all the same: the section's other operators, a
+        // service's cheap requests, would wait for the whole firing
+        // (`README.md`, "Rescue"; a run that fetches counts its running
+        // drivers, `sync/quiet.rs`, and keeps to blocked ones).
+        if is_running(ctl.beat.thread()) && !(beat == seen && shared.streaming() && shared.quiet().is_none()) {
             return;
         }
         // Blocked: in a run that fetches, it stops counting as running.

@@ -42,7 +42,11 @@ impl fmt::Display for RunReport {
         }
         if self.snapshots.taken > 0 || self.snapshots.copies > 0 {
             let s = self.snapshots;
-            writeln!(f, "snapshot states: {} snapshots taken, {} copies made", s.taken, s.copies)?;
+            writeln!(
+                f,
+                "snapshot states: {} snapshots taken, {} copies made ({} into a spare's memory)",
+                s.taken, s.copies, s.reused
+            )?;
         }
         let p = self.parallelism();
         if !p.work.is_zero() {

@@ -16,12 +16,17 @@ use crate::sync::process::{AtomicU64, Ordering};
 pub struct Counts {
     taken: AtomicU64,
     copies: AtomicU64,
+    reused: AtomicU64,
 }
 
 impl Counts {
     /// What the run's snapshot states did so far.
     pub fn get(&self) -> SnapshotStats {
-        SnapshotStats { taken: self.taken.load(Ordering::Relaxed), copies: self.copies.load(Ordering::Relaxed) }
+        SnapshotStats {
+            taken: self.taken.load(Ordering::Relaxed),
+            copies: self.copies.load(Ordering::Relaxed),
+            reused: self.reused.load(Ordering::Relaxed),
+        }
     }
 }
 
@@ -66,6 +71,11 @@ pub(super) fn taken() {
 /// A write copied the state a reader still held.
 pub(super) fn copied() {
     add(|c| &c.copies);
+}
+
+/// The copy went into the memory of a version whose readers were done.
+pub(super) fn reused() {
+    add(|c| &c.reused);
 }
 
 #[cfg(test)]

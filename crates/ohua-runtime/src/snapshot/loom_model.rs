@@ -7,7 +7,10 @@
 //! write either copies the state (a reader still holds it) or finds the
 //! reader's reads done before it (the reader dropped its snapshot). Every
 //! read sees the version sequential execution shows it; the copies counted
-//! are exactly the writes that found a holder.
+//! are exactly the writes that found a holder. A copy made into the
+//! spare (the version an earlier copy left, `Clone::clone_from`) writes
+//! the spare's cells: loom checks that this happens only after its reader's
+//! reads, whose `Arc` drop the write's `Arc::get_mut` acquires.
 //! `RUSTFLAGS="--cfg loom" cargo test -p ohua-runtime --release --lib loom`.
 
 use super::{snapshot, Snapshot};
@@ -50,11 +53,21 @@ impl Clone for Versioned {
         let (version, total) = self.read();
         Versioned { version: UnsafeCell::new(version), total: UnsafeCell::new(total) }
     }
+
+    /// Into the old cells, as a `Vec`'s `clone_from` writes its buffer.
+    fn clone_from(&mut self, source: &Self) {
+        let (version, total) = source.read();
+        self.version.with_mut(|v| unsafe { *v = version });
+        self.total.with_mut(|t| unsafe { *t = total });
+    }
 }
 
 /// Which copy counts the interleavings gave (bit `n` for `n` copies):
 /// the model must explore a write that copies and one that does not.
 static COPIES_SEEN: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
+
+/// Whether some interleaving made a copy into the spare.
+static REUSED_SEEN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 #[test]
 fn loom_a_write_after_a_snapshot_copies_or_follows_the_readers_reads() {
@@ -90,7 +103,8 @@ fn loom_a_write_after_a_snapshot_copies_or_follows_the_readers_reads() {
         }
         to_reader.push(Packet::Data(second));
         drop(to_reader); // publishes and closes
-        state.put(1); // version 3
+        state.put(1); // version 3: copies if the reader holds version 2,
+                      // into version 1's cells if the reader let it go
         reader.join().unwrap();
         let got: Vec<_> = std::iter::from_fn(|| seen.pop())
             .filter_map(|p| match p {
@@ -103,8 +117,13 @@ fn loom_a_write_after_a_snapshot_copies_or_follows_the_readers_reads() {
         let stats = Snapshot::stats(&state);
         assert_eq!(stats.taken, 2);
         assert!(stats.copies <= 2, "{stats:?}");
+        assert!(stats.reused <= 1 && stats.reused < stats.copies.max(1), "{stats:?}");
         COPIES_SEEN.fetch_or(1 << stats.copies, std::sync::atomic::Ordering::Relaxed);
+        if stats.reused == 1 {
+            REUSED_SEEN.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
     });
+    assert!(REUSED_SEEN.load(std::sync::atomic::Ordering::Relaxed), "no interleaving copied into the spare");
     // Both writes after a share found the reader holding it, in some
     // interleaving, and neither did, in another.
     let seen = COPIES_SEEN.load(std::sync::atomic::Ordering::Relaxed);

@@ -17,8 +17,15 @@
 //! the state only when it finds a reader still holding
 //! the version it would change. A state type whose `Clone` is cheap (a
 //! persistent map such as the `im` crate's) makes those copies cheap.
-//! [`Snapshot::stats`] counts the snapshots taken and the copies made, and
-//! so does the run report (`RunReport::snapshots`) for each run.
+//!
+//! A write that copies keeps the version it copied away from as a *spare*;
+//! once that version's readers are done, the next copy is made into it with
+//! [`Clone::clone_from`] instead of into new memory: for a state whose
+//! `clone_from` re-uses its buffers (`Vec`'s and `String`'s do; write one
+//! field by field for a large `#[derive(Clone)]` struct), no allocation and
+//! no page faults on the writer's thread. Each state times its first copies
+//! of both kinds and keeps spares only while they are not slower
+//! (`recycle.rs`).
 //!
 //! ```
 //! # use ohua_runtime::snapshot::{snapshot, Snapshot};
@@ -44,6 +51,7 @@
 mod check;
 mod counts;
 mod probe;
+mod recycle;
 
 pub use check::{changed_by, check_snapshots, checking, ByDebug, ByEq, Compare, Unchecked};
 pub use counts::{Counting, Counts};
@@ -51,6 +59,8 @@ pub use probe::{Probe, Reader, Step, Writer};
 
 use std::fmt;
 use std::ops::{Deref, DerefMut};
+
+use recycle::Recycling;
 
 // The protocol's one primitive, through `sync` so the loom model
 // (`loom_model.rs`) explores the hand-off of a snapshot to a reader on
@@ -65,6 +75,10 @@ use crate::sync::Arc;
 /// methods, so that none hides a method of the state.
 pub struct Snapshot<T> {
     live: Arc<T>,
+    /// The version the last copy was made from, kept so that the next copy
+    /// can be made into its memory once its readers let it go.
+    spare: Option<Arc<T>>,
+    recycling: Recycling,
     stats: SnapshotStats,
 }
 
@@ -75,6 +89,9 @@ pub struct SnapshotStats {
     pub taken: u64,
     /// Writes that found a reader still holding the state and copied it.
     pub copies: u64,
+    /// Of the copies, those made into the memory of an earlier version
+    /// whose readers were done (`Clone::clone_from`; see the module docs).
+    pub reused: u64,
 }
 
 /// Declare a state whose `&self` calls may run on snapshots, in parallel
@@ -97,7 +114,7 @@ pub struct SnapshotStats {
 /// assert_eq!(names.len(), 1); // a `&self` call
 /// ```
 pub fn snapshot<T: Clone + Send + Sync>(state: T) -> Snapshot<T> {
-    Snapshot { live: Arc::new(state), stats: SnapshotStats::default() }
+    Snapshot { live: Arc::new(state), spare: None, recycling: Recycling::default(), stats: SnapshotStats::default() }
 }
 
 impl<T> Snapshot<T> {
@@ -110,7 +127,8 @@ impl<T> Snapshot<T> {
     }
 
     /// The live state, to write: copied first if a reader still holds it
-    /// (counted in [`SnapshotStats::copies`]).
+    /// (counted in [`SnapshotStats::copies`]), into the spare version's
+    /// memory if its readers are done (counted in [`SnapshotStats::reused`]).
     pub fn write(this: &mut Self) -> &mut T
     where
         T: Clone,
@@ -120,7 +138,11 @@ impl<T> Snapshot<T> {
         if Arc::get_mut(&mut this.live).is_none() {
             this.stats.copies += 1;
             counts::copied();
-            this.live = Arc::new((*this.live).clone());
+            let copy = this.recycling.copy(&this.live, this.spare.take(), &mut this.stats);
+            let copied_from = std::mem::replace(&mut this.live, copy);
+            if this.recycling.keeps_spares() {
+                this.spare = Some(copied_from);
+            }
         }
         Arc::get_mut(&mut this.live).expect("a state just copied has no other holder")
     }

@@ -41,17 +41,51 @@ impl Named for Routes {
 fn a_write_copies_the_state_only_while_a_reader_holds_it() {
     let mut s = snapshot(Routes::default());
     s.add(1, 2);
-    assert_eq!(Snapshot::stats(&s), SnapshotStats { taken: 0, copies: 0 });
+    assert_eq!(Snapshot::stats(&s), SnapshotStats { taken: 0, copies: 0, reused: 0 });
     let held = Snapshot::share(&mut s);
     s.add(1, 3);
-    assert_eq!(Snapshot::stats(&s), SnapshotStats { taken: 1, copies: 1 });
+    assert_eq!(Snapshot::stats(&s), SnapshotStats { taken: 1, copies: 1, reused: 0 });
     assert_eq!((held.lookup(&1), s.lookup(&1)), (Some(2), Some(3)));
     drop(held);
     let dropped = Snapshot::share(&mut s);
     drop(dropped);
     s.add(2, 4);
-    assert_eq!(Snapshot::stats(&s), SnapshotStats { taken: 2, copies: 1 }, "no reader held it: no copy");
+    assert_eq!(Snapshot::stats(&s), SnapshotStats { taken: 2, copies: 1, reused: 0 }, "no reader held it: no copy");
     assert_eq!(Snapshot::into_inner(s), Routes(vec![(1, 2), (1, 3), (2, 4)]));
+}
+
+#[test]
+fn a_copy_goes_into_the_memory_of_a_version_whose_readers_are_done() {
+    let mut s = snapshot(vec![0u64; 1000]);
+    let first = Snapshot::share(&mut s);
+    s[0] = 1; // copies away from `first`, which becomes the spare
+    let second = Snapshot::share(&mut s);
+    s[0] = 2; // `first` is still read: a fresh copy, `first` left alone
+    assert_eq!((first[0], second[0], s[0]), (0, 1, 2));
+    assert_eq!(Snapshot::stats(&s), SnapshotStats { taken: 2, copies: 2, reused: 0 });
+    drop(first);
+    drop(second);
+    let third = Snapshot::share(&mut s);
+    s[0] = 3; // the spare (`second`) is let go: copied into
+    assert_eq!((third[0], s[0]), (2, 3));
+    assert_eq!(Snapshot::stats(&s), SnapshotStats { taken: 3, copies: 3, reused: 1 });
+    drop(third);
+    let fourth = Snapshot::share(&mut s);
+    s[0] = 4; // and the spare is now `third`
+    assert_eq!((fourth[0], s[0]), (3, 4));
+    assert_eq!(Snapshot::stats(&s).reused, 2);
+    drop(fourth);
+    // `Vec::clone_from` keeps the spare's buffer: the versions take turns
+    // in two buffers.
+    let mut buffers = std::collections::BTreeSet::new();
+    for round in 5..9 {
+        let held = Snapshot::share(&mut s);
+        buffers.insert(held.as_ptr() as usize);
+        s[0] = round;
+        assert_eq!(held[0], round - 1);
+    }
+    assert_eq!(buffers.len(), 2, "copies re-use the spare's memory");
+    assert_eq!(Snapshot::into_inner(s)[0], 8);
 }
 
 #[test]
@@ -107,5 +141,5 @@ fn a_step_and_its_finish_give_the_sequential_result_for_both_kinds() {
     assert!(matches!(step_add(&mut s, 1, 9), Step::Done(())), "the write goes on while the read is pending");
     assert_eq!(finish_lookup(read), Some(7), "the read sees the version before the later write");
     assert_eq!(finish_lookup(step_lookup(&mut s, 1)), Some(9));
-    assert_eq!(Snapshot::stats(&s), SnapshotStats { taken: 2, copies: 1 });
+    assert_eq!(Snapshot::stats(&s), SnapshotStats { taken: 2, copies: 1, reused: 0 });
 }
