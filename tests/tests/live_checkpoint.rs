@@ -37,6 +37,11 @@ impl Window {
     fn spread(&mut self) -> u64 {
         self.last.iter().max().unwrap_or(&0) - self.last.iter().min().unwrap_or(&0)
     }
+
+    /// `&self`: on a snapshot when the window is declared one.
+    fn weigh(&self, x: u64) -> u64 {
+        self.last.iter().map(|v| v ^ x).sum::<u64>() + self.total % 7
+    }
 }
 
 /// A second state of another type, in another operator.
@@ -92,10 +97,33 @@ fn windows_threaded(requests: Receiver<Vec<u64>>, tx: Sender<(u64, u64, u64)>) -
     0
 }
 
+/// The window declared a snapshot state: `weigh` reads a snapshot taken
+/// after the `push` before it, and the checkpoint saves the live window
+/// (`StateKinds::with::<ohua::Snapshot<Window>>()`).
+#[algorithm]
+fn windows_snapshot(requests: Receiver<Vec<u64>>, tx: Sender<(u64, u64, u64)>) -> u64 {
+    let mut window = ohua::snapshot(Window::new());
+    let mut tally = Tally(0);
+    let mut sink = Sink(tx);
+    for request in requests {
+        for x in request {
+            let r = window.push(x);
+            let w = window.weigh(x);
+            let t = tally.count((r.0, r.1 + w));
+            sink.send(t);
+        }
+    }
+    0
+}
+
 type Windows = fn(Receiver<Vec<u64>>, Sender<(u64, u64, u64)>) -> u64;
 
 fn kinds() -> StateKinds {
     StateKinds::new().with::<Window>().with::<Tally>()
+}
+
+fn snapshot_kinds() -> StateKinds {
+    StateKinds::new().with::<ohua::Snapshot<Window>>().with::<Tally>()
 }
 
 fn request(k: u64) -> Vec<u64> {
@@ -116,18 +144,23 @@ fn uninterrupted(alg: Windows, requests: &[Vec<u64>]) -> Vec<(u64, u64, u64)> {
 
 #[test]
 fn a_restored_service_fed_the_items_after_the_cut_answers_as_the_uninterrupted_one() {
-    checkpoint_restore_replay(windows);
+    checkpoint_restore_replay(windows, kinds);
 }
 
 #[test]
 fn a_state_threaded_through_two_statements_is_checkpointed_where_the_loop_carries_it() {
-    checkpoint_restore_replay(windows_threaded);
+    checkpoint_restore_replay(windows_threaded, kinds);
+}
+
+#[test]
+fn a_snapshot_state_read_on_snapshots_is_checkpointed_and_restored_live() {
+    checkpoint_restore_replay(windows_snapshot, snapshot_kinds);
 }
 
 /// Checkpoint `alg` while requests stream in, restore it from the
 /// checkpoint, feed it the requests after the cut: it answers them as the
 /// uninterrupted sequential program does, under every live deployment.
-fn checkpoint_restore_replay(alg: Windows) {
+fn checkpoint_restore_replay(alg: Windows, kinds: fn() -> StateKinds) {
     const REQUESTS: u64 = 600;
     let requests: Vec<Vec<u64>> = (0..REQUESTS).map(request).collect();
     let expected = uninterrupted(alg, &requests);

@@ -25,6 +25,11 @@ impl Total {
         self.0 = self.0.wrapping_mul(31).wrapping_add(x);
         self.0
     }
+
+    /// `&self`: on a snapshot where the total is declared a snapshot state.
+    fn peek(&self) -> u64 {
+        self.0 % 1000
+    }
 }
 
 /// How many requests were answered: a second shared state, further down.
@@ -126,6 +131,86 @@ fn v4_two_totals(requests: Receiver<u64>, tx: Sender<Reply>) -> u8 {
 
 fn kinds() -> StateKinds {
     StateKinds::new().with::<Total>().with::<Tally>()
+}
+
+/// Version 1 with the total declared a snapshot state: `peek` reads a
+/// snapshot taken after the `add` before it.
+#[algorithm]
+fn v1_snapshot(requests: Receiver<u64>, tx: Sender<Reply>) -> u8 {
+    let mut total = ohua::snapshot(Total(0));
+    let mut tally = Tally(0);
+    let mut out = Out(tx);
+    for r in requests {
+        let t = total.add(r);
+        let p = total.peek();
+        let c = tally.count(t + p);
+        let answer = reply(r, 1, t, c);
+        out.send(answer);
+    }
+    1
+}
+
+/// Version 2 of it: other arithmetic, the same snapshot state.
+#[algorithm]
+fn v2_snapshot(requests: Receiver<u64>, tx: Sender<Reply>) -> u8 {
+    let mut total = ohua::snapshot(Total(0));
+    let mut tally = Tally(0);
+    let mut out = Out(tx);
+    for r in requests {
+        let t = total.add(r * 3);
+        let p = total.peek();
+        let c = tally.count(t + p);
+        let answer = reply(r, 2, t, c);
+        out.send(answer);
+    }
+    2
+}
+
+/// The sequential model of `v1_snapshot` switched to `v2_snapshot` at `cut`.
+fn snapshot_model(n: u64, cut: u64) -> Vec<Reply> {
+    let (mut total, mut tally) = (Total(0), Tally(0));
+    (0..n)
+        .map(|r| {
+            let version = if r < cut { 1 } else { 2 };
+            let t = total.add(if version == 1 { r } else { r * 3 });
+            let p = total.peek();
+            (r, version, t, tally.count(t + p))
+        })
+        .collect()
+}
+
+/// A snapshot state moves to the new version at the cut like any other
+/// (listed as `ohua::Snapshot<Total>`), with readers of the old version's
+/// snapshots still running: every reply equals the sequential model's.
+#[test]
+fn a_snapshot_state_moves_to_the_new_version_at_the_cut() {
+    let kinds = || StateKinds::new().with::<ohua::Snapshot<Total>>().with::<Tally>();
+    for (name, d) in live_deployments() {
+        let (tx, rx) = unbounded();
+        let (out_tx, out) = unbounded();
+        let (rx1, out1, d1) = (rx.clone(), out_tx.clone(), d.clone());
+        let mut service = ohua::service(move || ohua::with_deployment(d1, || v1_snapshot(rx1, out1)));
+        let enough = Arc::new(AtomicBool::new(false));
+        let load = feed(tx, enough.clone());
+        std::thread::sleep(Duration::from_millis(4));
+        let (rx2, out2) = (rx.clone(), out_tx.clone());
+        let to_v2 = service.replace(&kinds(), move || ohua::with_deployment(d, || v2_snapshot(rx2, out2)));
+        to_v2.check().unwrap_or_else(|e| panic!("{name}: {e}"));
+        let cut = cut_of(&to_v2);
+        assert_eq!(within(60, "version 1", move || to_v2.retired.join()), 1, "{name}");
+        std::thread::sleep(Duration::from_millis(3));
+        enough.store(true, Ordering::Relaxed);
+        let n = load.join().unwrap();
+        drop((rx, out_tx));
+        assert_eq!(within(60, "the service", move || service.join()), 2, "{name}");
+        let mut replies: Vec<Reply> = out.try_iter().collect();
+        replies.sort();
+        assert!(cut <= n, "{name}: cut {cut} of {n}");
+        assert!(
+            replies == snapshot_model(n, cut),
+            "{name}: cut at {cut} of {n}: replies differ from the sequential model"
+        );
+    }
 }
 
 /// What the requests `0..n` get from one sequential program that runs

@@ -95,7 +95,8 @@ pub fn snapshot_locals(item: &syn::ItemFn, body: &Block) -> Result<Vec<SnapshotL
 
 /// The state's type in `snapshot::<T>(..)`, `snapshot(T::new(..))` (any
 /// path whose last-but-one segment is capitalised, as a type's is, except
-/// `Default`) or `snapshot(T { .. })`.
+/// `Default`), `snapshot(T(..))` (a tuple struct: the last segment is
+/// capitalised) or `snapshot(T { .. })`.
 pub fn snapshot_type(call: &syn::ExprCall) -> Option<TokenStream> {
     if let syn::Expr::Path(f) = &*call.func {
         if let syn::PathArguments::AngleBracketed(a) = &f.path.segments.last()?.arguments {
@@ -109,15 +110,26 @@ pub fn snapshot_type(call: &syn::ExprCall) -> Option<TokenStream> {
     };
     match call.args.first()? {
         syn::Expr::Call(c) => match &*c.func {
-            syn::Expr::Path(p) if p.qself.is_none() && p.path.segments.len() >= 2 => {
+            syn::Expr::Path(p) if p.qself.is_none() => {
                 let segments = &p.path.segments;
-                let ty_segment = &segments[segments.len() - 2];
-                if !capitalised(ty_segment) {
-                    return None;
-                }
                 let leading = p.path.leading_colon;
-                let ty = segments.iter().take(segments.len() - 1);
-                Some(quote!(#leading #(#ty)::*))
+                let n = segments.len();
+                if n >= 2 && capitalised(&segments[n - 2]) {
+                    // `T::new(..)`, `Enum::Variant(..)`: the type is the path
+                    // before the function.
+                    let ty = segments.iter().take(n - 1);
+                    Some(quote!(#leading #(#ty)::*))
+                } else if capitalised(&segments[n - 1])
+                    && !["Some", "Ok", "Err"].contains(&&*segments[n - 1].ident.to_string())
+                {
+                    // `Total(0)`, `counters::Total(0)`: a tuple struct's
+                    // constructor names its type (the prelude's variants do
+                    // not).
+                    let ty = segments.iter();
+                    Some(quote!(#leading #(#ty)::*))
+                } else {
+                    None
+                }
             }
             _ => None,
         },

@@ -102,7 +102,8 @@ pub struct SnapshotStats {
 ///
 /// In an algorithm the compiler needs the state's type by name, to tell its
 /// `&self` methods from its `&mut self` ones: it reads it from the
-/// argument (`snapshot(Routes::new())`, `snapshot(Routes { .. })`) or from
+/// argument (`snapshot(Routes::new())`, `snapshot(Routes { .. })`,
+/// `snapshot(Total(0))`) or from
 /// a turbofish (`snapshot::<Routes>(load())`).
 ///
 /// # Example
@@ -173,6 +174,27 @@ impl<T> Deref for Snapshot<T> {
 impl<T: Clone> DerefMut for Snapshot<T> {
     fn deref_mut(&mut self) -> &mut T {
         Snapshot::write(self)
+    }
+}
+
+/// A checkpoint (`update::Checkpoint`, with `StateKinds::with::<Snapshot<T>>()`)
+/// saves the live state as `T` saves itself; readers' snapshots are
+/// versions before it, which the checkpoint's cut has no use for.
+impl<T: serde::Serialize> serde::Serialize for Snapshot<T> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        (*self.live).serialize(serializer)
+    }
+}
+
+/// A restored snapshot state: the saved live state, no reader yet.
+impl<'de, T: serde::Deserialize<'de>> serde::Deserialize<'de> for Snapshot<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        T::deserialize(deserializer).map(|state| Snapshot {
+            live: Arc::new(state),
+            spare: None,
+            recycling: Recycling::default(),
+            stats: SnapshotStats::default(),
+        })
     }
 }
 

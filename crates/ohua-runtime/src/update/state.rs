@@ -45,6 +45,12 @@ use crate::util::panic_message;
 /// ```
 pub unsafe trait State: Send + 'static {}
 
+// SAFETY: a `Snapshot<T>` holds `T`s (behind `Arc`s) and counters: it has
+// lifetime parameters only where `T` has, and `T: State` promises none.
+// `Sync`: readers on other threads share the `T`s, so `Snapshot<T>` is
+// `Send` only then. A checkpoint saves the live state (`snapshot/mod.rs`).
+unsafe impl<T: State + Sync> State for crate::snapshot::Snapshot<T> {}
+
 /// One value an operator holds, type-erased for a [`Transform`].
 pub struct StateRef<'a> {
     id: TypeId,

@@ -14,6 +14,12 @@ fn the_state_type_is_read_from_a_constructor_a_literal_or_a_turbofish() {
     assert_eq!(ty_of("snapshot(Vec::<u8>::new())").as_deref(), Some("Vec :: < u8 >"));
     assert_eq!(ty_of("snapshot(Routes { hops: 0 })").as_deref(), Some("Routes"));
     assert_eq!(ty_of("snapshot::<Routes>(load())").as_deref(), Some("< Routes >"));
+    // A tuple struct's constructor (regression: `snapshot(Total(0))` was
+    // refused, `tests/tests/live_replace.rs`); an enum's variant.
+    assert_eq!(ty_of("snapshot(Total(0))").as_deref(), Some("Total"));
+    assert_eq!(ty_of("snapshot(counters::Total(0, 1))").as_deref(), Some("counters :: Total"));
+    assert_eq!(ty_of("snapshot(Shape::Square(2))").as_deref(), Some("Shape"));
+    assert_eq!(ty_of("snapshot(Some(Routes::new()))"), None);
     // A module's function, a trait's or a plain call say nothing of the type.
     assert_eq!(ty_of("snapshot(routes::new())"), None);
     assert_eq!(ty_of("snapshot(Default::default())"), None);
