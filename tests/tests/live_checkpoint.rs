@@ -157,6 +157,21 @@ fn a_snapshot_state_read_on_snapshots_is_checkpointed_and_restored_live() {
     checkpoint_restore_replay(windows_snapshot, snapshot_kinds);
 }
 
+/// Listing the state's own type for a snapshot state finds nothing, and
+/// the error says which type to list instead.
+#[test]
+fn a_checkpoint_that_lists_a_snapshot_states_own_type_says_to_list_the_snapshot() {
+    let (tx, rx) = mpsc::channel();
+    let (out_tx, _out) = mpsc::channel();
+    let service = ohua::service(move || windows_snapshot(rx, out_tx));
+    tx.send(vec![5]).unwrap();
+    let err = service.checkpoint(&kinds()).expect_err("no operator holds a plain `Window`");
+    assert!(matches!(err, MarkError::NoState { .. }), "{err}");
+    assert!(err.to_string().contains("holds an `ohua::Snapshot<") && err.to_string().contains("Window>`"), "{err}");
+    drop(tx);
+    within(30, "the service", move || service.join());
+}
+
 /// Checkpoint `alg` while requests stream in, restore it from the
 /// checkpoint, feed it the requests after the cut: it answers them as the
 /// uninterrupted sequential program does, under every live deployment.

@@ -127,7 +127,7 @@ pub enum MarkError {
     /// (among those it was addressed to) anywhere the marker went: the
     /// state is not held by an operator of the service's loops (it is
     /// created inside the loop), or the name is wrong. Replacements of the same update were adopted.
-    #[error("no operator the update reached holds a `{state}` state to transform")]
+    #[error("no operator the update reached holds a `{state}` state to transform{}", snapshot_hint(.state))]
     NoState {
         /// The transform's state type (and operator, if addressed).
         state: String,
@@ -549,5 +549,17 @@ mod tests {
             log.contains("the run ended before the marker reached every operator") && log.contains("marker=1"),
             "{log}"
         );
+    }
+}
+
+/// For [`MarkError::NoState`]: a state declared with `ohua::snapshot(..)`
+/// is held as a `Snapshot<T>`, which a list of `T` does not name.
+/// (`state` is the type's name, then what was done with it, in brackets.)
+fn snapshot_hint(state: &str) -> String {
+    let ty = state.split(" (").next().unwrap_or(state);
+    if ty.contains("Snapshot<") {
+        String::new()
+    } else {
+        format!("; if it is declared with `ohua::snapshot(..)`, its operator holds an `ohua::Snapshot<{ty}>`: list that type")
     }
 }
