@@ -115,10 +115,20 @@ pub struct SnapshotStats {
 /// assert_eq!(names.len(), 1); // a `&self` call
 /// ```
 pub fn snapshot<T: Clone + Send + Sync>(state: T) -> Snapshot<T> {
-    Snapshot { live: Arc::new(state), spare: None, recycling: Recycling::default(), stats: SnapshotStats::default() }
+    Snapshot::of(state)
 }
 
 impl<T> Snapshot<T> {
+    /// `state` as a snapshot state that no reader holds yet.
+    fn of(state: T) -> Self {
+        Snapshot {
+            live: Arc::new(state),
+            spare: None,
+            recycling: Recycling::default(),
+            stats: SnapshotStats::default(),
+        }
+    }
+
     /// The current version, shared: what a `&self` call reads. Counted in
     /// [`SnapshotStats::taken`].
     pub fn share(this: &mut Self) -> Arc<T> {
@@ -189,12 +199,7 @@ impl<T: serde::Serialize> serde::Serialize for Snapshot<T> {
 /// A restored snapshot state: the saved live state, no reader yet.
 impl<'de, T: serde::Deserialize<'de>> serde::Deserialize<'de> for Snapshot<T> {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        T::deserialize(deserializer).map(|state| Snapshot {
-            live: Arc::new(state),
-            spare: None,
-            recycling: Recycling::default(),
-            stats: SnapshotStats::default(),
-        })
+        T::deserialize(deserializer).map(Snapshot::of)
     }
 }
 

@@ -11,7 +11,7 @@
 //! `#[derive(Clone)]` type's `clone_from` is `*self = source.clone()`: a
 //! new allocation *and* the spare's memory freed on the writer's thread,
 //! which the readers did before (the snapshot bench's 100,000-slot table:
-//! its writes took 30-50 % longer). So a state measures both kinds of copy
+//! its writes took 46 % longer). So a state measures both kinds of copy
 //! for its first few and keeps spares only while copying into one is not
 //! slower; without spares, readers free the versions they held last.
 
@@ -49,19 +49,23 @@ impl Recycling {
         mut spare: Option<Arc<T>>,
         stats: &mut SnapshotStats,
     ) -> Arc<T> {
-        let deciding = self.into_spare.1 < SAMPLES || self.into_new.1 < SAMPLES;
-        let start = deciding.then(Instant::now);
         // `get_mut` succeeds only once every reader's `Arc` is gone (it
         // acquires their releases), so no reader sees the spare change.
         // A spare still read is left to its readers, who free it.
-        let (copy, into_spare) = match spare.as_mut().and_then(Arc::get_mut) {
+        let memory = spare.as_mut().and_then(Arc::get_mut);
+        let into_spare = memory.is_some();
+        // Only a kind still short of samples is timed: a state whose spare
+        // is always still read reads no clock for its copies into new memory.
+        let timed = if into_spare { self.into_spare.1 } else { self.into_new.1 } < SAMPLES;
+        let start = timed.then(Instant::now);
+        let copy = match memory {
             Some(memory) => {
                 memory.clone_from(live);
                 stats.reused += 1;
                 counts::reused();
-                (spare.expect("the spare was just written"), true)
+                spare.expect("the spare was just written")
             }
-            None => (Arc::new((**live).clone()), false),
+            None => Arc::new((**live).clone()),
         };
         if let Some(start) = start {
             self.record(into_spare, start.elapsed().as_nanos() as u64);
