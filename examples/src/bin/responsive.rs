@@ -16,8 +16,18 @@
 //! sequential execution and for the default deployment.
 //!
 //! ```text
-//! cargo run --release -p ohua-examples --bin responsive [-- --seconds N --side N]
+//! cargo run --release -p ohua-examples --bin responsive [-- --seconds N --side N --thp on|off]
 //! ```
+//!
+//! Transparent huge pages are off for this process unless `--thp on`
+//! (`RESPONSIVE_THP=on`): the allocator (mimalloc) asks the kernel for huge
+//! pages, and the first touch of one clears 2 MB at once, 7-10 ms on the
+//! project's VM, on whichever thread touches it first. A first run touches
+//! fresh memory for its arcs and its first copies of the grid, so with huge
+//! pages its heartbeats waited behind page clearing, not behind ohua
+//! (`BENCHMARKS.md`, "Snapshot states, fourth part"). Services that answer
+//! within milliseconds are run without them for the same reason (Redis's and
+//! MongoDB's advice).
 
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
@@ -242,16 +252,42 @@ fn ms(h: &Histogram<u64>, q: f64) -> String {
     format!("{:.2} ms", h.value_at_quantile(q) as f64 / 1e3)
 }
 
+/// Whether `--thp on` (or `RESPONSIVE_THP=on`) asks to keep transparent
+/// huge pages; off by default (module docs).
+fn huge_pages_wanted() -> bool {
+    let args: Vec<String> = std::env::args().collect();
+    let flag = args.iter().position(|a| a == "--thp").and_then(|i| args.get(i + 1)).cloned();
+    flag.or_else(|| std::env::var("RESPONSIVE_THP").ok()).is_some_and(|v| v == "on")
+}
+
+/// Turn transparent huge pages off for this process (every later page
+/// fault, also in memory the allocator asked huge pages for); whether that
+/// worked.
+fn disable_huge_pages() -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: PR_SET_THP_DISABLE takes an integer flag and changes only
+        // how later page faults of this process are served.
+        unsafe { libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0) == 0 }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        false
+    }
+}
+
 fn main() {
+    let huge_pages = huge_pages_wanted() || !disable_huge_pages();
     let seconds = arg_usize("--seconds", "RESPONSIVE_SECONDS", 5);
     let side = arg_usize("--side", "RESPONSIVE_SIDE", 400);
     let table = timetable(seconds, side);
     let t = Instant::now();
     let one = Grid::new(side).summary(&Request::Summarize(0));
     println!(
-        "responsive: {} requests over {seconds} s (a heartbeat every ms, an update every 4 ms, a summary every 600 ms), grid {side}x{side}; one summary takes {:.0} ms",
+        "responsive: {} requests over {seconds} s (a heartbeat every ms, an update every 4 ms, a summary every 600 ms), grid {side}x{side}; one summary takes {:.0} ms; transparent huge pages {}",
         table.len(),
-        t.elapsed().as_secs_f64() * 1e3
+        t.elapsed().as_secs_f64() * 1e3,
+        if huge_pages { "on" } else { "off" }
     );
     drop(one);
     let seq = drive(&table, Box::new(move |rx, a, s| ohua::sequential(|| node(side, rx, a, s))));
