@@ -252,9 +252,22 @@ fn apply(g: &mut Graph, n: NodeId, s: Split) {
     let step = format_ident!("__ohua_step{}", n, span = expr.span());
     let private = quote!(::ohua::__private::snapshot);
     let arity = args.iter().map(|_| quote!(_));
+    // The arguments are evaluated in the finish, but a generic method's
+    // type parameters (`contains_key`'s `Q`) are fixed only by them: a
+    // block that never runs calls the probe with values of the arguments'
+    // types (`type_only`), built from the inputs by reference, so nothing
+    // is moved or computed here (regression test
+    // `a_generic_read_method_of_a_snapshot_state_compiles`).
+    let typed_vars = moved.iter().chain(&cloned);
+    let typed_from = moved.iter().chain(&cloned);
     let step_expr: syn::Expr = syn::parse_quote!({
         use #private::{Reader as _, Writer as _};
         let __ohua_probe = #private::Probe::of(&*#state, #ty::#method);
+        #[allow(unreachable_code, unused_variables, clippy::diverging_sub_expression)]
+        if false {
+            let (#(#typed_vars,)*) = (#(#private::type_only(&#typed_from),)*);
+            let _ = (&__ohua_probe).call_read(&*#state, (#(#args,)*));
+        }
         if (&__ohua_probe).is_read(&::core::marker::PhantomData::<(#(#arity,)*)>) {
             #private::Step::Read(
                 #private::Snapshot::share(&mut #state),

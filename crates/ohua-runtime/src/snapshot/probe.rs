@@ -111,6 +111,33 @@ readers!(A1, A2, A3, A4, A5, A6);
 readers!(A1, A2, A3, A4, A5, A6, A7);
 readers!(A1, A2, A3, A4, A5, A6, A7, A8);
 
+/// A value of `T`'s type, for type inference only: generated code calls it
+/// in a block that never runs, so that the arguments of a `&self` call tell
+/// rustc the type parameters of a generic method (`HashMap::<String, _>::contains_key`
+/// has `Q`, which only the argument `&name` fixes) in the operator that
+/// decides whether the call reads, where the arguments' values are not
+/// computed (they are, later, off the state's path).
+///
+/// # Panics
+///
+/// Always: it is only ever named in code that does not run.
+///
+/// # Example
+///
+/// ```
+/// use ohua_runtime::snapshot::type_only;
+/// let name = String::from("a");
+/// if false {
+///     let name: String = type_only(&name); // a `String`, nothing moved
+///     drop(name);
+/// }
+/// assert_eq!(name, "a");
+/// ```
+#[allow(clippy::needless_pass_by_value)]
+pub fn type_only<T>(_of: &T) -> T {
+    unreachable!("ohua: type_only is for type inference and never runs")
+}
+
 /// What the operator of a call on a snapshot state hands on: the result of
 /// a call it made on the live state, or the snapshot and the arguments'
 /// values for a `&self` call that runs next, off the state's path.
