@@ -374,11 +374,10 @@ fn generic_reads(xs: Vec<u64>) -> (Vec<(bool, bool, u64)>, usize) {
         let name = format!("n{}", x % 5);
         index.insert(name.clone(), x);
         let known = index.contains_key(&name);
-        // (A name read by reference and used again later is handed on by
-        // the read's step, and such a call is not split: a key of its own.)
-        let probe = format!("n{}", x % 7);
-        let also = index.contains_key(&probe);
+        // `other` is read by reference here and used again below: the
+        // step keeps it and hands the read a copy.
         let other = format!("n{}", x % 7);
+        let also = index.contains_key(&other);
         names.add(other.clone(), x);
         let n = names.count_of(other);
         out.push((known, also, n));
@@ -393,6 +392,8 @@ fn generic_reads(xs: Vec<u64>) -> (Vec<(bool, bool, u64)>, usize) {
 /// needed: cannot infer `Q`"), since the operator that decides whether the
 /// call reads named the method without its arguments. The same program as
 /// sequential Rust compiled, and now does here, with the reads on snapshots.
+/// `other`, read by reference and used again, stays with the state's
+/// operator and the read gets a copy (before, that read ran whole).
 #[test]
 fn a_generic_read_method_of_a_snapshot_state_compiles() {
     let (rows, size) = check(|| generic_reads(inputs()));

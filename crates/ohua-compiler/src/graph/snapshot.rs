@@ -23,6 +23,11 @@
 //! travel with the snapshot (the step's data inputs moved, its read-only
 //! sticky inputs cloned).
 //!
+//! A data input the call reads by reference and the body uses again later
+//! comes back out of the step as a threaded value; the finish gets a copy
+//! of it where its type is `Clone` (`MaybeClone` in the runtime), and the
+//! call runs whole where it is not.
+//!
 //! Only a `let` whose whole value is one method call on the state, with
 //! arguments that have no effects of their own (locals, fields, literals,
 //! shared references, operators, calls of free functions; no method call,
@@ -162,6 +167,10 @@ struct Split {
     moved: Vec<syn::Ident>,
     /// Its read-only sticky inputs, cloned into the snapshot's values.
     cloned: Vec<syn::Ident>,
+    /// Its data inputs the call reads by reference and hands on (threaded
+    /// returns: the body uses them again): copied for the finish where
+    /// their type is `Clone` (`MaybeClone`), else the call runs whole.
+    borrowed: Vec<syn::Ident>,
     /// The `let`'s pattern, type and expression.
     pat: syn::Pat,
     pat_ty: Option<syn::Type>,
@@ -180,7 +189,9 @@ fn candidate(g: &Graph, n: NodeId, states: &[SnapshotLocal]) -> Option<Split> {
     let is_state = |i: &syn::Ident| i == state;
     let threaded = &c.returns[bound..];
     let input = c.data.iter().flatten().any(is_state) || c.sticky.iter().any(|s| is_state(&s.ident));
-    if bound == 0 || m.turbofish.is_some() || !input || threaded.iter().any(|t| !is_state(t)) {
+    let borrowed: Vec<syn::Ident> = threaded.iter().filter(|t| !is_state(t)).cloned().collect();
+    let is_data = |b: &syn::Ident| c.data.iter().flatten().any(|d| d == b);
+    if bound == 0 || m.turbofish.is_some() || !input || !borrowed.iter().all(is_data) {
         return None;
     }
     if !m.args.iter().all(effect_free) {
@@ -196,8 +207,9 @@ fn candidate(g: &Graph, n: NodeId, states: &[SnapshotLocal]) -> Option<Split> {
         ty: local.ty.clone(),
         method: m.method.clone(),
         args: m.args.iter().cloned().collect(),
-        moved: c.data.iter().flatten().filter(|i| !is_state(i)).cloned().collect(),
+        moved: c.data.iter().flatten().filter(|i| !is_state(i) && !borrowed.contains(i)).cloned().collect(),
         cloned: sticky,
+        borrowed,
         pat: pat.clone(),
         pat_ty: pat_ty.clone(),
         expr: expr.clone(),
@@ -246,7 +258,7 @@ fn assigns(op: &syn::BinOp) -> bool {
 /// Node `n` becomes the step; its finish is inserted as node `n + 1` and
 /// takes over the outputs the `let` bound.
 fn apply(g: &mut Graph, n: NodeId, s: Split) {
-    let Split { state, ty, method, args, moved, cloned, pat, pat_ty, expr, bound } = s;
+    let Split { state, ty, method, args, moved, cloned, borrowed, pat, pat_ty, expr, bound } = s;
     let node = g.nodes[n].clone();
     let Kind::Call(c) = &node.kind else { unreachable!("a candidate is a call") };
     let step = format_ident!("__ohua_step{}", n, span = expr.span());
@@ -258,26 +270,28 @@ fn apply(g: &mut Graph, n: NodeId, s: Split) {
     // types (`type_only`), built from the inputs by reference, so nothing
     // is moved or computed here (regression test
     // `a_generic_read_method_of_a_snapshot_state_compiles`).
-    let typed_vars = moved.iter().chain(&cloned);
-    let typed_from = moved.iter().chain(&cloned);
+    let typed_vars = moved.iter().chain(&cloned).chain(&borrowed);
+    let typed_from = moved.iter().chain(&cloned).chain(&borrowed);
+    let copyable = borrowed.iter().map(|b| quote!((&#private::MaybeClone(&#b)).can_clone()));
+    let copies = borrowed.iter().map(|b| quote!((&#private::MaybeClone(&#b)).try_clone().expect("checked")));
     let step_expr: syn::Expr = syn::parse_quote!({
-        use #private::{Reader as _, Writer as _};
+        use #private::{CloneIt as _, NoClone as _, Reader as _, Writer as _};
         let __ohua_probe = #private::Probe::of(&*#state, #ty::#method);
         #[allow(unreachable_code, unused_variables, clippy::diverging_sub_expression)]
         if false {
             let (#(#typed_vars,)*) = (#(#private::type_only(&#typed_from),)*);
             let _ = (&__ohua_probe).call_read(&*#state, (#(#args,)*));
         }
-        if (&__ohua_probe).is_read(&::core::marker::PhantomData::<(#(#arity,)*)>) {
+        if (&__ohua_probe).is_read(&::core::marker::PhantomData::<(#(#arity,)*)>) #(&& #copyable)* {
             #private::Step::Read(
                 #private::Snapshot::share(&mut #state),
-                (#(#moved,)* #(::core::clone::Clone::clone(&#cloned),)*),
+                (#(#moved,)* #(::core::clone::Clone::clone(&#cloned),)* #(#copies,)*),
             )
         } else {
             #private::Step::Done(#expr)
         }
     });
-    let vars = moved.iter().chain(&cloned);
+    let vars = moved.iter().chain(&cloned).chain(&borrowed);
     // In check mode (`snapshot/check.rs` in the runtime) the state is
     // compared with a copy taken before the call.
     let finish_expr: syn::Expr = syn::parse_quote!(match #step {

@@ -55,7 +55,7 @@ mod recycle;
 
 pub use check::{changed_by, check_snapshots, checking, ByDebug, ByEq, Compare, Unchecked};
 pub use counts::{Counting, Counts};
-pub use probe::{type_only, Probe, Reader, Step, Writer};
+pub use probe::{type_only, CloneIt, MaybeClone, NoClone, Probe, Reader, Step, Writer};
 
 use std::fmt;
 use std::ops::{Deref, DerefMut};
