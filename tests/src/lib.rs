@@ -253,6 +253,22 @@ impl SnapLog {
         x.wrapping_mul(31).wrapping_add(self.version.wrapping_mul(1_000_003)).wrapping_add(last)
     }
 
+    /// The value written `i` writes ago (`i` taken modulo the writes), by
+    /// reference: a read whose result borrows the state.
+    pub fn get(&self, i: i64) -> Option<&i64> {
+        let n = self.items.len() as i64;
+        (n > 0).then(|| &self.items[(n - 1 - i.rem_euclid(n)) as usize])
+    }
+
+    /// A generic read (its type parameter fixed only by the argument, as
+    /// `HashMap::contains_key`'s): how many values written are at most `q`,
+    /// with the version.
+    pub fn near<Q: Copy + Into<i64>>(&self, q: &Q) -> i64 {
+        let q: i64 = (*q).into();
+        let below = self.items.iter().filter(|&&x| x <= q).count() as i64;
+        below.wrapping_mul(7).wrapping_add(self.version)
+    }
+
     /// Everything written, and the version.
     pub fn summary(&self) -> (Vec<i64>, i64) {
         (self.items.clone(), self.version)

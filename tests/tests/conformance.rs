@@ -27,6 +27,7 @@ mod regressions;
 mod replication;
 mod responsive;
 mod runtime_contract;
+mod snapshot_expressions;
 mod snapshots;
 mod streaming;
 

@@ -66,6 +66,25 @@ fn generated_programs_read_snapshot_states_apart_in_loops() {
     assert!(split * 10 >= programs, "only {split} programs read a snapshot state apart");
     assert!(in_loops * 20 >= programs, "only {in_loops} programs read a snapshot state apart in a loop");
     assert!(in_branches * 20 >= programs, "only {in_branches} programs read a snapshot state apart in a branch");
+    // The shapes sequential Rust has and a plain `let x = ss.read(v);`
+    // does not: a generic method whose argument borrows a local, a result
+    // that borrows the state inside a chain, several calls in one
+    // expression; each split (a finish that evaluates it).
+    let finished = |shape: &str| {
+        graphs
+            .iter()
+            .filter(|c| {
+                let graph = c.stage("graph").expect("graph stage");
+                graph.lines().any(|l| l.contains(".read ") && l.replace(' ', "").contains(shape))
+            })
+            .count()
+    };
+    let (generic, chained, several) =
+        (finished("ss.near(&"), finished(".copied().unwrap_or("), finished("f2(ss.read("));
+    println!("split reads: {generic} programs with a generic one, {chained} a chained one, {several} several calls");
+    for (n, shape) in [(generic, "generic"), (chained, "chained"), (several, "several calls")] {
+        assert!(n * 20 >= programs, "only {n} programs split a {shape} read of a snapshot state");
+    }
 }
 
 #[test]

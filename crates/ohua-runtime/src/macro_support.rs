@@ -25,8 +25,8 @@ pub use crate::update::{Action, Control};
 /// What a call on a snapshot state becomes (`graph/snapshot.rs` in the compiler).
 pub mod snapshot {
     pub use crate::snapshot::{
-        changed_by, checking, type_only, ByDebug, ByEq, CloneIt, Compare, MaybeClone, NoClone, Probe, Reader, Snapshot,
-        Step, Unchecked, Writer,
+        changed_by, checking, type_only, ByDebug, ByEq, CloneIt, Compare, Consumer, MaybeClone, Neither, NoClone,
+        Probe, Reader, Snapshot, Step, Unchecked, Writer,
     };
 }
 

@@ -157,7 +157,7 @@ impl Gen {
     /// A value expression: a call, or a state call returning `i64`.
     fn value(&mut self) -> String {
         if self.snap && self.rng.chance(1, 6) {
-            return format!("ss.read({})", self.var());
+            return self.snap_read();
         }
         if self.rng.chance(1, 4) {
             if let Some(s) = self.state() {
@@ -165,6 +165,19 @@ impl Gen {
             }
         }
         self.call()
+    }
+
+    /// A read of the snapshot state as an expression: one `&self` call, a
+    /// generic one whose argument borrows a local (the local is used again
+    /// later: the step keeps it and the read gets a copy), one whose result
+    /// borrows the state inside a chain, or several calls in one expression.
+    fn snap_read(&mut self) -> String {
+        match self.rng.below(5) {
+            0 | 1 => format!("ss.read({})", self.var()),
+            2 => format!("ss.near(&{})", self.var()),
+            3 => format!("ss.get({}).copied().unwrap_or({})", self.var(), self.var()),
+            _ => format!("f2(ss.read({}), {}) + ss.near(&{})", self.var(), self.var(), self.var()),
+        }
     }
 
     fn block(&mut self, out: &mut String, ind: usize, n: usize) {
@@ -235,7 +248,8 @@ impl Gen {
             match self.rng.below(3) {
                 0 => {
                     let x = self.new_name();
-                    *out += &format!("{p}let {x} = ss.read({v});\n");
+                    let read = self.snap_read();
+                    *out += &format!("{p}let {x} = {read};\n");
                     self.bind(x);
                 }
                 1 => *out += &format!("{p}ss.write({v});\n"),

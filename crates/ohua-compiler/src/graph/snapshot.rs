@@ -17,22 +17,29 @@
 //! The macro cannot see whether `verify` takes `&self`: the generated code
 //! asks rustc, through the runtime's `snapshot::Probe`, naming the method
 //! as `T::verify` with the state's type `T` read from the declaration
-//! ([`snapshot_type`]). A `&mut self` call runs in the first operator, as
-//! any call on a state does, and the second only hands its result on. A
-//! `&self` call's arguments are evaluated in the second: their values
-//! travel with the snapshot (the step's data inputs moved, its read-only
-//! sticky inputs cloned).
+//! ([`snapshot_type`]); a `Vec`'s slice methods and a `String`'s `str`
+//! methods, which method syntax reaches through `Deref`, as `<[_]>::m` and
+//! `str::m` (`sites.rs`). A `&mut self` call runs in the first operator,
+//! as any call on a state does, and the second only hands its result on;
+//! so do a `self` method and one rustc could not match. A `&self` call's
+//! arguments are evaluated in the second: their values travel with the
+//! snapshot (the step's data inputs moved, its read-only sticky inputs
+//! cloned).
 //!
 //! A data input the call reads by reference and the body uses again later
 //! comes back out of the step as a threaded value; the finish gets a copy
 //! of it where its type is `Clone` (`MaybeClone` in the runtime), and the
 //! call runs whole where it is not.
 //!
-//! Only a `let` whose whole value is one method call on the state, with
-//! arguments that have no effects of their own (locals, fields, literals,
-//! shared references, operators, calls of free functions; no method call,
-//! macro, closure or `&mut`), is split. Any other use of the state is a
-//! call on it as on any state: in order, correct, not in parallel.
+//! The `let`'s value may be any expression that uses the state only as the
+//! receiver of method calls (its read sites: `s.get(&k).cloned().unwrap_or(0)`,
+//! `f(s.len()) + s.count(x)`) and has no effects of its own besides them
+//! (locals, fields, literals, shared references, operators, calls of free
+//! functions, methods of temporaries; no method of a local, macro, closure,
+//! block or `&mut`): the finish evaluates all of it on one snapshot when
+//! every site reads, and the step runs it whole on the live state
+//! otherwise. Any other use of the state is a call on it as on any state:
+//! in order, correct, not in parallel.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, ToTokens};
@@ -43,8 +50,8 @@ use super::keyed::{is_marker_call, marked_locals};
 use super::{Arc, CallNode, Graph, Kind, Node, NodeId};
 use crate::error::{CompileError, Result};
 use crate::frontend::ast::Block;
-use crate::frontend::syntax::{plain_ident, unparen};
 use crate::ir::Code;
+use sites::Site;
 
 /// A snapshot local and the path of its state's type, as code names it
 /// before `::method`.
@@ -143,7 +150,7 @@ pub fn snapshot_type(call: &syn::ExprCall) -> Option<TokenStream> {
     }
 }
 
-/// Split every call statement on a snapshot state into its step and its
+/// Split every `let` that reads a snapshot state into its step and its
 /// finish (module docs). Node ids stay in producer order: each finish
 /// comes right after its step.
 pub fn split_reads(g: &mut Graph, states: &[SnapshotLocal]) {
@@ -161,8 +168,8 @@ pub fn split_reads(g: &mut Graph, states: &[SnapshotLocal]) {
 struct Split {
     state: syn::Ident,
     ty: TokenStream,
-    method: syn::Ident,
-    args: Vec<syn::Expr>,
+    /// The calls on the state in the `let`'s expression.
+    sites: Vec<Site>,
     /// The step's data inputs that travel with a snapshot, by value.
     moved: Vec<syn::Ident>,
     /// Its read-only sticky inputs, cloned into the snapshot's values.
@@ -183,18 +190,23 @@ fn candidate(g: &Graph, n: NodeId, states: &[SnapshotLocal]) -> Option<Split> {
     let Kind::Call(c) = &g.nodes[n].kind else { return None };
     let Code::Let { pat: Some(pat), ty: pat_ty, expr } = &c.code else { return None };
     let bound = c.returns.len() - c.threaded_returns;
-    let syn::Expr::MethodCall(m) = unparen(expr) else { return None };
-    let state = plain_ident(unparen(&m.receiver))?;
-    let local = states.iter().find(|s| state == s.name.as_str())?;
-    let is_state = |i: &syn::Ident| i == state;
-    let threaded = &c.returns[bound..];
-    let input = c.data.iter().flatten().any(is_state) || c.sticky.iter().any(|s| is_state(&s.ident));
-    let borrowed: Vec<syn::Ident> = threaded.iter().filter(|t| !is_state(t)).cloned().collect();
-    let is_data = |b: &syn::Ident| c.data.iter().flatten().any(|d| d == b);
-    if bound == 0 || m.turbofish.is_some() || !input || !borrowed.iter().all(is_data) {
+    let is_input = |s: &SnapshotLocal| {
+        c.data.iter().flatten().any(|d| d == s.name.as_str()) || c.sticky.iter().any(|t| t.ident == s.name.as_str())
+    };
+    // The one snapshot state among the call's inputs (a call on two states
+    // runs whole, as a call on any two states does).
+    let mut inputs = states.iter().filter(|s| is_input(s));
+    let local = inputs.next()?;
+    if inputs.next().is_some() || bound == 0 {
         return None;
     }
-    if !m.args.iter().all(effect_free) {
+    let state = syn::Ident::new(&local.name, expr.span());
+    let sites = sites::sites(expr, &state, &local.ty)?;
+    let is_state = |i: &syn::Ident| *i == state;
+    let threaded = &c.returns[bound..];
+    let borrowed: Vec<syn::Ident> = threaded.iter().filter(|t| !is_state(t)).cloned().collect();
+    let is_data = |b: &syn::Ident| c.data.iter().flatten().any(|d| d == b);
+    if !borrowed.iter().all(is_data) {
         return None;
     }
     let cloneable = |i: &syn::Ident| g.cloneable.iter().any(|p| i == p.as_str());
@@ -205,8 +217,7 @@ fn candidate(g: &Graph, n: NodeId, states: &[SnapshotLocal]) -> Option<Split> {
     Some(Split {
         state: state.clone(),
         ty: local.ty.clone(),
-        method: m.method.clone(),
-        args: m.args.iter().cloned().collect(),
+        sites,
         moved: c.data.iter().flatten().filter(|i| !is_state(i) && !borrowed.contains(i)).cloned().collect(),
         cloned: sticky,
         borrowed,
@@ -217,72 +228,57 @@ fn candidate(g: &Graph, n: NodeId, states: &[SnapshotLocal]) -> Option<Split> {
     })
 }
 
-/// An argument whose evaluation may move to another operator: it calls no
-/// method and no macro, borrows nothing mutably and assigns nothing.
-fn effect_free(e: &syn::Expr) -> bool {
-    use syn::Expr as E;
-    match e {
-        E::Lit(_) | E::Path(_) => true,
-        E::Reference(r) => r.mutability.is_none() && effect_free(&r.expr),
-        E::Field(f) => effect_free(&f.base),
-        E::Paren(p) => effect_free(&p.expr),
-        E::Group(g) => effect_free(&g.expr),
-        E::Unary(u) => effect_free(&u.expr),
-        E::Binary(b) => !assigns(&b.op) && effect_free(&b.left) && effect_free(&b.right),
-        E::Index(i) => effect_free(&i.expr) && effect_free(&i.index),
-        E::Tuple(t) => t.elems.iter().all(effect_free),
-        E::Array(a) => a.elems.iter().all(effect_free),
-        E::Cast(c) => effect_free(&c.expr),
-        E::Call(c) => matches!(&*c.func, E::Path(_)) && c.args.iter().all(effect_free),
-        _ => false,
-    }
-}
-
-fn assigns(op: &syn::BinOp) -> bool {
-    use syn::BinOp as B;
-    matches!(
-        op,
-        B::AddAssign(_)
-            | B::SubAssign(_)
-            | B::MulAssign(_)
-            | B::DivAssign(_)
-            | B::RemAssign(_)
-            | B::BitXorAssign(_)
-            | B::BitAndAssign(_)
-            | B::BitOrAssign(_)
-            | B::ShlAssign(_)
-            | B::ShrAssign(_)
-    )
-}
-
 /// Node `n` becomes the step; its finish is inserted as node `n + 1` and
 /// takes over the outputs the `let` bound.
 fn apply(g: &mut Graph, n: NodeId, s: Split) {
-    let Split { state, ty, method, args, moved, cloned, borrowed, pat, pat_ty, expr, bound } = s;
+    let Split { state, ty, sites, moved, cloned, borrowed, pat, pat_ty, expr, bound } = s;
     let node = g.nodes[n].clone();
     let Kind::Call(c) = &node.kind else { unreachable!("a candidate is a call") };
     let step = format_ident!("__ohua_step{}", n, span = expr.span());
     let private = quote!(::ohua::__private::snapshot);
-    let arity = args.iter().map(|_| quote!(_));
-    // The arguments are evaluated in the finish, but a generic method's
-    // type parameters (`contains_key`'s `Q`) are fixed only by them: a
-    // block that never runs calls the probe with values of the arguments'
-    // types (`type_only`), built from the inputs by reference, so nothing
-    // is moved or computed here (regression test
-    // `a_generic_read_method_of_a_snapshot_state_compiles`).
-    let typed_vars = moved.iter().chain(&cloned).chain(&borrowed);
-    let typed_from = moved.iter().chain(&cloned).chain(&borrowed);
+    let traits = quote!(#private::{Consumer as _, Neither as _, Reader as _, Writer as _});
+    // The values that travel with a snapshot: moved, cloned, copied.
+    let vars: Vec<&syn::Ident> = moved.iter().chain(&cloned).chain(&borrowed).collect();
+    let probes = |on: TokenStream| -> Vec<TokenStream> {
+        let on = &on;
+        sites
+            .iter()
+            .enumerate()
+            .map(|(i, site)| {
+                let (p, path, derefs) = (sites::probe(i), &site.path, &site.derefs);
+                quote!(let #p = #private::Probe::of(&*#derefs #on, #path);)
+            })
+            .collect()
+    };
+    let step_probes = probes(quote!(#state));
+    let reads = sites.iter().enumerate().map(|(i, site)| {
+        let p = sites::probe(i);
+        let arity = site.args.iter().map(|_| quote!(_));
+        quote!((&&&#p).is_read(&::core::marker::PhantomData::<(#(#arity,)*)>))
+    });
     let copyable = borrowed.iter().map(|b| quote!((&#private::MaybeClone(&#b)).can_clone()));
+    let runs_on_snapshot = reads.chain(copyable);
+    // The expression is evaluated in the finish, but a generic method's
+    // type parameters (`contains_key`'s `Q`) are fixed only by its
+    // arguments: a block that never runs evaluates it through the probes
+    // with values of the inputs' types (`type_only`), built by reference,
+    // so nothing is moved or computed here (regression test
+    // `a_generic_read_method_of_a_snapshot_state_compiles`).
+    let typed = sites::rewrite(&expr, &state, &ty, &quote!(#state));
+    // The `let`'s type, where it has one, fixes a type parameter of the
+    // result (`let n: u64 = s.pick();` with `fn pick<R: From<u64>>(&self) -> R`).
+    let value_ty = pat_ty.as_ref().map_or_else(|| quote!(_), ToTokens::to_token_stream);
     let copies = borrowed.iter().map(|b| quote!((&#private::MaybeClone(&#b)).try_clone().expect("checked")));
     let step_expr: syn::Expr = syn::parse_quote!({
-        use #private::{CloneIt as _, NoClone as _, Reader as _, Writer as _};
-        let __ohua_probe = #private::Probe::of(&*#state, #ty::#method);
+        use #traits;
+        use #private::{CloneIt as _, NoClone as _};
+        #(#step_probes)*
         #[allow(unreachable_code, unused_variables, clippy::diverging_sub_expression)]
         if false {
-            let (#(#typed_vars,)*) = (#(#private::type_only(&#typed_from),)*);
-            let _ = (&__ohua_probe).call_read(&*#state, (#(#args,)*));
+            let (#(#vars,)*) = (#(#private::type_only(&#vars),)*);
+            let _: #value_ty = #typed;
         }
-        if (&__ohua_probe).is_read(&::core::marker::PhantomData::<(#(#arity,)*)>) #(&& #copyable)* {
+        if #(#runs_on_snapshot)&&* {
             #private::Step::Read(
                 #private::Snapshot::share(&mut #state),
                 (#(#moved,)* #(::core::clone::Clone::clone(&#cloned),)* #(#copies,)*),
@@ -291,20 +287,23 @@ fn apply(g: &mut Graph, n: NodeId, s: Split) {
             #private::Step::Done(#expr)
         }
     });
-    let vars = moved.iter().chain(&cloned).chain(&borrowed);
+    let finish_probes = probes(quote!(__ohua_snap));
+    let on_snapshot = sites::rewrite(&expr, &state, &ty, &quote!(__ohua_snap));
+    let methods = sites.iter().map(|s| s.path.to_string().replace(' ', "")).collect::<Vec<_>>().join("` or `");
     // In check mode (`snapshot/check.rs` in the runtime) the state is
     // compared with a copy taken before the call.
     let finish_expr: syn::Expr = syn::parse_quote!(match #step {
         #private::Step::Done(__ohua_r) => __ohua_r,
         #private::Step::Read(__ohua_snap, (#(mut #vars,)*)) => {
-            use #private::{ByDebug as _, ByEq as _, Reader as _, Unchecked as _, Writer as _};
-            let __ohua_probe = #private::Probe::of(&*__ohua_snap, #ty::#method);
+            use #traits;
+            use #private::{ByDebug as _, ByEq as _, Unchecked as _};
+            #(#finish_probes)*
             let __ohua_before = (cfg!(debug_assertions) || #private::checking())
                 .then(|| ::core::clone::Clone::clone(&*__ohua_snap));
-            let __ohua_r = (&__ohua_probe).call_read(&*__ohua_snap, (#(#args,)*));
+            let __ohua_r = #on_snapshot;
             if let Some(__ohua_before) = &__ohua_before {
                 if (&&&#private::Compare(__ohua_before, &*__ohua_snap)).unchanged() == Some(false) {
-                    #private::changed_by(concat!(stringify!(#ty), "::", stringify!(#method)));
+                    #private::changed_by(#methods);
                 }
             }
             __ohua_r
@@ -347,5 +346,6 @@ fn apply(g: &mut Graph, n: NodeId, s: Split) {
     g.arcs.push(Arc { from: (n, 0), to: (n + 1, 0), feedback: false, span: expr.span() });
 }
 
+mod sites;
 #[cfg(test)]
 mod tests;

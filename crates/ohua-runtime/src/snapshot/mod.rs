@@ -52,10 +52,12 @@ mod check;
 mod counts;
 mod probe;
 mod recycle;
+mod values;
 
 pub use check::{changed_by, check_snapshots, checking, ByDebug, ByEq, Compare, Unchecked};
 pub use counts::{Counting, Counts};
-pub use probe::{type_only, CloneIt, MaybeClone, NoClone, Probe, Reader, Step, Writer};
+pub use probe::{Consumer, Neither, Probe, Reader, Step, Writer};
+pub use values::{type_only, CloneIt, MaybeClone, NoClone};
 
 use std::fmt;
 use std::ops::{Deref, DerefMut};

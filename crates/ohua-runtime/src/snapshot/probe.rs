@@ -2,53 +2,66 @@
 //!
 //! The macro sees `s.m(args)` and the state's type `T` (from the
 //! declaration), not `T`'s `impl`. It names the method as a function item,
-//! `T::m`, and asks [`Probe`] at compile time whether that function takes
-//! `&T` first ("autoref specialisation"): `(&probe).is_read(&PhantomData::<(_, ..)>)` finds
-//! [`Reader`], implemented for `Probe` when the function is
-//! `Fn(&T, args..) -> R`, before [`Writer`], implemented for `&Probe`
-//! whatever the function. Both traits give `call_read`, so the code that
-//! calls a `&self` method on a snapshot compiles for either kind; for a
-//! `&mut self` method it is never reached.
+//! `T::m`, and asks [`Probe`] at compile time what that function takes
+//! first ("autoref specialisation"): `(&&&probe).is_read(&PhantomData::<(_, ..)>)`
+//! finds, in this order,
 //!
-//! A method that is neither (its result borrows from the state, as in
-//! `fn name(&self) -> &str`, or it takes `self`) has no `is_read`: a `let`
-//! of its result could not leave its operator anyway.
+//! | trait | implemented for | where the function is | `is_read` |
+//! |---|---|---|---|
+//! | [`Reader`] | `&&Probe` | `Fn(&'x T, args..) -> R` | `true` |
+//! | [`Writer`] | `&&&Probe` | `Fn(&'x mut T, args..) -> R` | `false` |
+//! | [`Consumer`] | `&Probe` | `Fn(T, args..) -> R` | `false` |
+//! | [`Neither`] | `Probe` | anything | `false` |
+//!
+//! The lifetime `'x` is the one of the state's borrow, so a method whose
+//! result borrows the state (`fn get(&self, k: &K) -> Option<&V>`) is a
+//! reader too, and its result lives as long as the snapshot it was called
+//! on (`s.get(&k).cloned()`). All four give `call_read`, so the code that
+//! calls a `&self` method on a snapshot compiles whatever the method; only
+//! a reader's is ever reached. [`Neither`] (nothing rustc could match, which
+//! no method found so far reaches) makes the call run on the live state, as
+//! any call on a state does: correct, in order, not in parallel.
 
 use std::marker::PhantomData;
 
 use crate::sync::Arc;
 
 /// A method of a [`Snapshot`](super::Snapshot) state, as a function item,
-/// with the state's type.
+/// with the state's type (or its deref target's: a `Vec`'s slice methods
+/// are `[T]`'s).
 ///
 /// # Example
 ///
 /// ```
-/// use ohua_runtime::snapshot::{Probe, Reader as _, Writer as _};
+/// use std::marker::PhantomData;
+/// use ohua_runtime::snapshot::{Consumer as _, Neither as _, Probe, Reader as _, Writer as _};
 /// struct Log(Vec<u64>);
 /// impl Log {
 ///     fn push(&mut self, x: u64) { self.0.push(x) }
 ///     fn last(&self) -> Option<u64> { self.0.last().copied() }
+///     fn first(&self) -> Option<&u64> { self.0.first() }
 /// }
-/// let log = Log(vec![4]);
-/// use std::marker::PhantomData;
-/// assert!(!(&Probe::of(&log, Log::push)).is_read(&PhantomData::<(_,)>));
+/// let log = Log(vec![4, 5]);
+/// assert!(!(&&&Probe::of(&log, Log::push)).is_read(&PhantomData::<(_,)>));
 /// let last = Probe::of(&log, Log::last);
-/// assert!((&last).is_read(&PhantomData::<()>));
-/// assert_eq!((&last).call_read(&log, ()), Some(4));
+/// assert!((&&&last).is_read(&PhantomData::<()>));
+/// assert_eq!((&&&last).call_read(&log, ()), Some(5));
+/// let first = Probe::of(&log, Log::first);
+/// assert_eq!((&&&first).call_read(&log, ()).copied(), Some(4), "a result that borrows the state");
 /// ```
-pub struct Probe<T, F>(F, PhantomData<fn(&T)>);
+pub struct Probe<T: ?Sized, F>(F, PhantomData<fn(&T)>);
 
-impl<T, F> Probe<T, F> {
+impl<T: ?Sized, F> Probe<T, F> {
     /// The method `f` of states like `state` (only its type is used).
     pub fn of(_state: &T, f: F) -> Self {
         Probe(f, PhantomData)
     }
 }
 
-/// A `&self` method with arguments `A` (a tuple).
-pub trait Reader<T, A> {
-    /// What the method returns.
+/// A `&self` method with arguments `A` (a tuple), on a state borrowed for
+/// `'x`.
+pub trait Reader<'x, T: ?Sized + 'x, A> {
+    /// What the method returns (it may borrow the state for `'x`).
     type Out;
 
     /// `true`: the method only reads. (`arity` is `PhantomData<(_, ..)>`
@@ -59,12 +72,12 @@ pub trait Reader<T, A> {
     }
 
     /// Call the method on `state`.
-    fn call_read(&self, state: &T, args: A) -> Self::Out;
+    fn call_read(&self, state: &'x T, args: A) -> Self::Out;
 }
 
 /// A `&mut self` method with arguments `A`: it writes, so it runs on the
 /// live state.
-pub trait Writer<T, A> {
+pub trait Writer<'x, T: ?Sized + 'x, A> {
     /// What the method returns (so that the code around a `call_read`
     /// that never runs has a type, not `!`, and no unreachable code).
     type Out;
@@ -79,26 +92,69 @@ pub trait Writer<T, A> {
     /// # Panics
     ///
     /// Always.
-    fn call_read(&self, _state: &T, _args: A) -> Self::Out {
+    fn call_read(&self, _state: &'x T, _args: A) -> Self::Out {
         unreachable!("ohua: a `&mut self` method ran on a snapshot")
     }
 }
 
-// Per arity: `Reader` where the method takes `&T`, `Writer` (on
-// `&Probe`, found second) where it takes `&mut T`. Each names the
-// argument types, so that rustc infers them from the method for either.
+/// A `self` method with arguments `A` (a `Copy` state's, or one that
+/// consumes the state): it runs on the live state.
+pub trait Consumer<T: ?Sized, A> {
+    /// What the method returns.
+    type Out;
+
+    /// `false`: not a read of a borrowed state.
+    fn is_read(&self, _arity: &PhantomData<A>) -> bool {
+        false
+    }
+
+    /// Never called.
+    ///
+    /// # Panics
+    ///
+    /// Always.
+    fn call_read(&self, _state: &T, _args: A) -> Self::Out {
+        unreachable!("ohua: a `self` method ran on a snapshot")
+    }
+}
+
+/// Any other function: it runs on the live state.
+pub trait Neither<T: ?Sized, A> {
+    /// `false`: not known to only read.
+    fn is_read(&self, _arity: &PhantomData<A>) -> bool {
+        false
+    }
+
+    /// Never called.
+    ///
+    /// # Panics
+    ///
+    /// Always.
+    fn call_read(&self, _state: &T, _args: A) -> ! {
+        unreachable!("ohua: a method that is not known to read ran on a snapshot")
+    }
+}
+
+// Per arity, one impl of each trait. Each names the argument types, so that
+// rustc infers them from the method; the receiver types (`&&Probe`,
+// `&&&Probe`, `&Probe`, `Probe`) give the order in which a call on
+// `&&&probe` finds them.
 macro_rules! readers {
     ($($a:ident),*) => {
         #[allow(non_snake_case)]
-        impl<T, $($a,)* R, F: Fn(&T, $($a),*) -> R> Reader<T, ($($a,)*)> for Probe<T, F> {
+        impl<'x, T: ?Sized + 'x, $($a,)* R, F: Fn(&'x T, $($a),*) -> R> Reader<'x, T, ($($a,)*)> for &&Probe<T, F> {
             type Out = R;
-            fn call_read(&self, state: &T, ($($a,)*): ($($a,)*)) -> R {
+            fn call_read(&self, state: &'x T, ($($a,)*): ($($a,)*)) -> R {
                 (self.0)(state, $($a),*)
             }
         }
-        impl<T, $($a,)* R, F: Fn(&mut T, $($a),*) -> R> Writer<T, ($($a,)*)> for &Probe<T, F> {
+        impl<'x, T: ?Sized + 'x, $($a,)* R, F: Fn(&'x mut T, $($a),*) -> R> Writer<'x, T, ($($a,)*)> for &&&Probe<T, F> {
             type Out = R;
         }
+        impl<T, $($a,)* R, F: Fn(T, $($a),*) -> R> Consumer<T, ($($a,)*)> for &Probe<T, F> {
+            type Out = R;
+        }
+        impl<T: ?Sized, $($a,)* F> Neither<T, ($($a,)*)> for Probe<T, F> {}
     };
 }
 readers!();
@@ -110,83 +166,6 @@ readers!(A1, A2, A3, A4, A5);
 readers!(A1, A2, A3, A4, A5, A6);
 readers!(A1, A2, A3, A4, A5, A6, A7);
 readers!(A1, A2, A3, A4, A5, A6, A7, A8);
-
-/// A value of `T`'s type, for type inference only: generated code calls it
-/// in a block that never runs, so that the arguments of a `&self` call tell
-/// rustc the type parameters of a generic method (`HashMap::<String, _>::contains_key`
-/// has `Q`, which only the argument `&name` fixes) in the operator that
-/// decides whether the call reads, where the arguments' values are not
-/// computed (they are, later, off the state's path).
-///
-/// # Panics
-///
-/// Always: it is only ever named in code that does not run.
-///
-/// # Example
-///
-/// ```
-/// use ohua_runtime::snapshot::type_only;
-/// let name = String::from("a");
-/// if false {
-///     let name: String = type_only(&name); // a `String`, nothing moved
-///     drop(name);
-/// }
-/// assert_eq!(name, "a");
-/// ```
-#[allow(clippy::needless_pass_by_value)]
-pub fn type_only<T>(_of: &T) -> T {
-    unreachable!("ohua: type_only is for type inference and never runs")
-}
-
-/// A value the step of a `&self` call hands on as well as keeps (a local
-/// the call reads by reference and the body uses again later): a copy for
-/// the call where its type is `Clone`, asked at compile time like
-/// [`Probe`]: `(&MaybeClone(&v)).try_clone()` finds [`CloneIt`] where
-/// `T: Clone`, else [`NoClone`], whose answer is `None` (the call then runs
-/// on the live state, as a call of a type the compiler cannot copy must).
-///
-/// # Example
-///
-/// ```
-/// use ohua_runtime::snapshot::{CloneIt as _, MaybeClone, NoClone as _};
-/// struct Unique(u8);
-/// assert_eq!((&MaybeClone(&String::from("a"))).try_clone(), Some(String::from("a")));
-/// assert!((&MaybeClone(&Unique(1))).try_clone().is_none());
-/// assert!(!(&MaybeClone(&Unique(1))).can_clone() && (&MaybeClone(&7)).can_clone());
-/// ```
-pub struct MaybeClone<'a, T>(pub &'a T);
-
-/// [`MaybeClone`] of a `Clone` type.
-pub trait CloneIt<T> {
-    /// `true`: a copy can be made.
-    fn can_clone(&self) -> bool {
-        true
-    }
-
-    /// A copy.
-    fn try_clone(&self) -> Option<T>;
-}
-
-impl<T: Clone> CloneIt<T> for MaybeClone<'_, T> {
-    fn try_clone(&self) -> Option<T> {
-        Some(self.0.clone())
-    }
-}
-
-/// [`MaybeClone`] of any other type (found second, on `&MaybeClone`).
-pub trait NoClone<T> {
-    /// `false`: no copy can be made.
-    fn can_clone(&self) -> bool {
-        false
-    }
-
-    /// No copy.
-    fn try_clone(&self) -> Option<T> {
-        None
-    }
-}
-
-impl<T> NoClone<T> for &MaybeClone<'_, T> {}
 
 /// What the operator of a call on a snapshot state hands on: the result of
 /// a call it made on the live state, or the snapshot and the arguments'

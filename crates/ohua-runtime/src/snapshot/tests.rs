@@ -1,11 +1,11 @@
-// `(&probe).is_read(..)`: the `&` is the specialisation (`probe.rs`), not a
-// needless borrow: without it a `&mut self` method finds no `is_read`.
+// `(&&&probe).is_read(..)`: the `&`s are the specialisation (`probe.rs`),
+// not needless borrows: without them every method reads as `Neither`.
 // `Step::Done(s.add(..))` is the shape of the generated code, unit result included.
 #![allow(clippy::needless_borrow, clippy::unit_arg)]
 
 use std::marker::PhantomData;
 
-use super::{snapshot, Probe, Reader as _, Snapshot, SnapshotStats, Step, Writer as _};
+use super::{snapshot, Consumer as _, Probe, Reader as _, Snapshot, SnapshotStats, Step, Writer as _};
 
 #[derive(Clone, Debug, Default, PartialEq)]
 struct Routes(Vec<(u64, u64)>);
@@ -25,6 +25,15 @@ impl Routes {
     }
     fn clear(&mut self) -> usize {
         std::mem::take(&mut self.0).len()
+    }
+    fn first(&self) -> Option<&(u64, u64)> {
+        self.0.first()
+    }
+    fn last_mut(&mut self) -> Option<&mut (u64, u64)> {
+        self.0.last_mut()
+    }
+    fn into_len(self) -> usize {
+        self.0.len()
     }
 }
 
@@ -91,21 +100,27 @@ fn a_copy_goes_into_the_memory_of_a_version_whose_readers_are_done() {
 #[test]
 fn the_probe_tells_readers_from_writers_by_their_receiver() {
     let r = Routes(vec![(1, 5)]);
-    assert!(!(&Probe::of(&r, Routes::add)).is_read(&PhantomData::<(_, _)>));
-    assert!(!(&Probe::of(&r, Routes::clear)).is_read(&PhantomData::<()>));
-    assert!((&Probe::of(&r, Routes::lookup)).is_read(&PhantomData::<(_,)>));
-    assert!((&Probe::of(&r, Routes::len)).is_read(&PhantomData::<()>));
-    assert!((&Probe::of(&r, Routes::describe)).is_read(&PhantomData::<(_, _, _)>));
-    assert!((&Probe::of(&r, Routes::name)).is_read(&PhantomData::<()>), "a trait's &self method reads too");
+    assert!(!(&&&Probe::of(&r, Routes::add)).is_read(&PhantomData::<(_, _)>));
+    assert!(!(&&&Probe::of(&r, Routes::clear)).is_read(&PhantomData::<()>));
+    assert!((&&&Probe::of(&r, Routes::lookup)).is_read(&PhantomData::<(_,)>));
+    assert!((&&&Probe::of(&r, Routes::len)).is_read(&PhantomData::<()>));
+    assert!((&&&Probe::of(&r, Routes::describe)).is_read(&PhantomData::<(_, _, _)>));
+    assert!((&&&Probe::of(&r, Routes::name)).is_read(&PhantomData::<()>), "a trait's &self method reads too");
+    assert!((&&&Probe::of(&r, Routes::first)).is_read(&PhantomData::<()>), "a result that borrows the state");
+    assert!(!(&&&Probe::of(&r, Routes::last_mut)).is_read(&PhantomData::<()>), "a borrow for writing");
+    assert!(!(&&&Probe::of(&r, Routes::into_len)).is_read(&PhantomData::<()>), "a method that takes the state");
+    let ints = vec![1u64, 2];
+    assert!((&&&Probe::of(&ints, Vec::<u64>::clone)).is_read(&PhantomData::<()>), "a trait's method of a std type");
 }
 
 #[test]
 fn a_reader_called_on_a_snapshot_returns_what_the_method_returns() {
     let r = Routes(vec![(1, 5), (2, 6)]);
     let k = 2u64;
-    assert_eq!((&Probe::of(&r, Routes::lookup)).call_read(&r, (&k,)), Some(6));
-    assert_eq!((&Probe::of(&r, Routes::describe)).call_read(&r, ("n", 3, ':')), "n3:2");
-    assert_eq!((&Probe::of(&r, Routes::name)).call_read(&r, ()), "routes");
+    assert_eq!((&&&Probe::of(&r, Routes::lookup)).call_read(&r, (&k,)), Some(6));
+    assert_eq!((&&&Probe::of(&r, Routes::describe)).call_read(&r, ("n", 3, ':')), "n3:2");
+    assert_eq!((&&&Probe::of(&r, Routes::name)).call_read(&r, ()), "routes");
+    assert_eq!((&&&Probe::of(&r, Routes::first)).call_read(&r, ()).copied(), Some((1, 5)));
 }
 
 /// The shape of the code a call on a snapshot state becomes (the
@@ -114,7 +129,7 @@ fn a_reader_called_on_a_snapshot_returns_what_the_method_returns() {
 fn a_step_and_its_finish_give_the_sequential_result_for_both_kinds() {
     fn step_lookup(s: &mut Snapshot<Routes>, k: u64) -> Step<Routes, Option<u64>, (u64,)> {
         let probe = Probe::of(&**s, Routes::lookup);
-        if (&probe).is_read(&PhantomData::<(_,)>) {
+        if (&&&probe).is_read(&PhantomData::<(_,)>) {
             Step::Read(Snapshot::share(s), (k,))
         } else {
             Step::Done(s.lookup(&k))
@@ -123,12 +138,12 @@ fn a_step_and_its_finish_give_the_sequential_result_for_both_kinds() {
     fn finish_lookup(step: Step<Routes, Option<u64>, (u64,)>) -> Option<u64> {
         match step {
             Step::Done(r) => r,
-            Step::Read(snap, (k,)) => (&Probe::of(&*snap, Routes::lookup)).call_read(&snap, (&k,)),
+            Step::Read(snap, (k,)) => (&&&Probe::of(&*snap, Routes::lookup)).call_read(&snap, (&k,)),
         }
     }
     fn step_add(s: &mut Snapshot<Routes>, a: u64, b: u64) -> Step<Routes, (), (u64, u64)> {
         let probe = Probe::of(&**s, Routes::add);
-        if (&probe).is_read(&PhantomData::<(_, _)>) {
+        if (&&&probe).is_read(&PhantomData::<(_, _)>) {
             Step::Read(Snapshot::share(s), (a, b))
         } else {
             Step::Done(s.add(a, b))

@@ -84,11 +84,65 @@ fn calls_whose_arguments_have_effects_stay_whole() {
                 let a = t.get(s.next());
                 let b = t.get(&mut sum);
                 let c = t.get(format!("{x}"));
-                let d = t.get(x).min(3);
-                t.put(a + b + c + d);
+                let d = t.get(x.min(3));
+                let e = f(&t, x);
+                let g = t.get(x).map(|v| v + 1);
+                t.put(a + b + c + d + e + g);
             }
             sum
         }
     });
     assert_eq!(finishes(&c), vec![], "{}", c.stage("graph").unwrap());
+}
+
+#[test]
+fn a_let_whose_expression_reads_the_state_only_through_calls_is_split() {
+    let c = compile(quote! {
+        fn alg(xs: Vec<u64>) -> u64 {
+            let mut t = ohua::snapshot(Table::new());
+            let mut sum = 0;
+            for x in xs {
+                t.put(x);
+                let a = t.get(&x).cloned().unwrap_or(0);
+                let b = f(t.len()) + t.count(x, t.len());
+                sum += a + b;
+            }
+            sum
+        }
+    });
+    assert_eq!(
+        finishes(&c).iter().map(|f| f.0.as_str()).collect::<Vec<_>>(),
+        ["alg/unwrap_or#4.read", "alg/op#5.read"],
+        "{}",
+        c.stage("graph").unwrap()
+    );
+    let code = c.tokens.to_string().replace(' ', "");
+    for site in 0..3 {
+        assert!(code.contains(&format!("__ohua_probe{site}=")), "three sites in `b`, a probe each");
+    }
+}
+
+#[test]
+fn slice_and_str_methods_of_a_snapshot_vec_or_string_are_named_through_deref() {
+    let c = compile(quote! {
+        fn alg(xs: Vec<u64>) -> (Vec<bool>, usize) {
+            let mut seen = ohua::snapshot(Vec::<u64>::new());
+            let mut text = ohua::snapshot(String::new());
+            let mut out = Vec::new();
+            for x in xs {
+                seen.push(x);
+                let hit = seen.contains(&x);
+                let n = seen.len();
+                let word = text.contains("a");
+                out.push(hit && word && n > 0);
+            }
+            (out, text.len())
+        }
+    });
+    assert_eq!(finishes(&c).len(), 4, "{}", c.stage("graph").unwrap());
+    let code = c.tokens.to_string().replace(' ', "");
+    assert!(code.contains("Probe::of(&**seen,<[_]>::contains)"), "{code}");
+    assert!(code.contains("Probe::of(&*seen,Vec::<u64>::len)"), "`len` is `Vec`'s own");
+    assert!(code.contains("Probe::of(&**text,str::contains)"));
+    assert!(code.contains("Probe::of(&*text,String::len)"));
 }

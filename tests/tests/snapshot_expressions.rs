@@ -1,0 +1,191 @@
+//! Reads of a snapshot state inside a `let`'s expression
+//! (`s.get(&k).cloned().unwrap_or(0)`, `f(s.len()) + s.count(x)`), the
+//! standard containers' methods reached through `Deref` (`Vec`'s slice
+//! methods, `String`'s `str` ones), and the methods that are not reads
+//! (`self`, `&mut self` returning a borrow): every result equals
+//! sequential execution, and the reads run on snapshots where the probe
+//! says they only read.
+
+use std::collections::HashMap;
+
+use ohua::snapshot;
+use ohua_conformance::check;
+
+use crate::snapshots::{busy, reads_apart};
+
+/// A keyed table whose every write makes a version, read back by
+/// `count` and `pick`: a read of a later version is seen in the result.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Table {
+    m: HashMap<String, u64>,
+    version: u64,
+}
+
+impl Table {
+    pub fn put(&mut self, k: String, v: u64) {
+        self.m.insert(k, v);
+        self.version += 1;
+    }
+
+    /// A read whose result borrows the state.
+    pub fn get(&self, k: &str) -> Option<&u64> {
+        busy(20);
+        self.m.get(k)
+    }
+
+    pub fn len(&self) -> usize {
+        self.m.len()
+    }
+
+    pub fn count(&self, x: u64, len: usize) -> u64 {
+        busy(20);
+        x + len as u64 * 100 + self.version * 10_000
+    }
+
+    /// A write that returns a borrow of the state (`Writer` in the probe).
+    pub fn slot(&mut self, k: String) -> &mut u64 {
+        self.version += 1;
+        self.m.entry(k).or_insert(0)
+    }
+
+    /// A read whose result type only the `let`'s annotation fixes.
+    pub fn pick<R: From<u64>>(&self) -> R {
+        R::from(self.version)
+    }
+}
+
+/// A `Copy` state whose read takes `self` (`Consumer` in the probe).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Total(u64);
+
+impl Total {
+    pub fn get(self) -> u64 {
+        self.0
+    }
+
+    pub fn add(&mut self, x: u64) {
+        self.0 += x;
+    }
+}
+
+fn twice(n: usize) -> u64 {
+    n as u64 * 2
+}
+
+type Row = (u64, u64, u64, u64, u64);
+
+#[ohua::algorithm]
+fn expressions(xs: Vec<u64>) -> Vec<Row> {
+    let mut t = snapshot(Table::default());
+    let mut total = snapshot(Total(0));
+    let mut out = Vec::new();
+    for x in xs {
+        let k = format!("k{}", x % 4);
+        t.put(k.clone(), x);
+        total.add(x);
+        let got = t.get(&k).cloned().unwrap_or(0);
+        let n = twice(t.len()) + t.count(x, t.len());
+        let tot = total.get();
+        let slot = *t.slot(k);
+        let version: u64 = t.pick();
+        out.push((got, n, tot, slot, version));
+    }
+    out
+}
+
+fn inputs() -> Vec<u64> {
+    (0..40).map(|i| (i * 5 + 1) % 13).collect()
+}
+
+#[test]
+fn reads_inside_expressions_run_on_snapshots_and_see_the_sequential_version() {
+    let rows = check(|| expressions(inputs()));
+    let apart = ohua::with_deployment(reads_apart(), || expressions(inputs()));
+    assert_eq!(apart, rows, "reads on their own thread");
+    // Not vacuous: the versions the reads saw grow with the writes.
+    assert!(rows.windows(2).all(|w| w[1].1 > w[0].1 && w[1].4 > w[0].4), "{rows:?}");
+    let (_, reports) = ohua::profile(|| expressions(inputs()));
+    // Per item on `t`: the `get(..).cloned()`, the expression with three
+    // calls (one snapshot) and `pick`; `total.get()` takes `self` and
+    // `*t.slot(k)` writes: both run on the live state.
+    let n = inputs().len() as u64;
+    assert_eq!(reports[0].snapshots.taken, 3 * n, "{}", reports[0]);
+}
+
+#[ohua::algorithm]
+fn containers(xs: Vec<u64>) -> (Vec<(bool, Option<u64>, u64, bool, String, usize)>, usize) {
+    let mut seen = snapshot(Vec::<u64>::new());
+    let mut text = snapshot(String::new());
+    let mut out = Vec::new();
+    for x in xs {
+        seen.push(x % 5);
+        text.push_str(if x % 2 == 0 { "ab" } else { "ba" });
+        let hit = seen.contains(&(x % 3));
+        let first = seen.first().copied();
+        let sum = seen.iter().sum::<u64>();
+        let has = text.contains("bb");
+        let upper = text.to_uppercase();
+        let len = seen.len();
+        out.push((hit, first, sum, has, upper, len));
+    }
+    let chars = text.len();
+    (out, chars)
+}
+
+/// Regression: `snapshot(Vec::new())` with `let hit = seen.contains(&x);`
+/// did not compile ("no function or associated item named `contains` found
+/// for struct `Vec<u64>`"): the step named the method `Vec::<u64>::contains`,
+/// and `contains` is the slice's, which method syntax reaches through
+/// `Deref`. Sequential Rust compiled it; now ohua does too, and the read
+/// runs on a snapshot.
+#[test]
+fn slice_and_str_methods_of_a_snapshot_vec_or_string_compile_and_read_snapshots() {
+    let (rows, chars) = check(|| containers(inputs()));
+    assert_eq!(chars, 2 * inputs().len());
+    assert!(rows.iter().any(|r| r.0) && rows.iter().any(|r| !r.0), "{rows:?}");
+    assert!(rows.iter().any(|r| r.3) && rows.iter().any(|r| !r.3), "{rows:?}");
+    let (_, reports) = ohua::profile(|| containers(inputs()));
+    // Per item: four reads of `seen` (contains, first, iter, len) and two
+    // of `text`; `text.len()` once after the loop.
+    let n = inputs().len() as u64;
+    assert_eq!(reports[0].snapshots.taken, 6 * n + 1, "{}", reports[0]);
+}
+
+/// A state of one's own that reaches a method through `Deref`: `T::m`
+/// does not name it (the README says so), and `(*s).m(..)` runs it on the
+/// live state, in order.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Seen(Vec<u64>);
+
+impl std::ops::Deref for Seen {
+    type Target = Vec<u64>;
+    fn deref(&self) -> &Vec<u64> {
+        &self.0
+    }
+}
+
+impl Seen {
+    pub fn add(&mut self, x: u64) {
+        self.0.push(x);
+    }
+}
+
+#[ohua::algorithm]
+fn through_deref(xs: Vec<u64>) -> Vec<bool> {
+    let mut seen = snapshot(Seen::default());
+    let mut out = Vec::new();
+    for x in xs {
+        seen.add(x);
+        let hit = (*seen).contains(&(x + 6));
+        out.push(hit);
+    }
+    out
+}
+
+#[test]
+fn a_method_reached_through_a_states_own_deref_runs_on_the_live_state() {
+    let rows = check(|| through_deref(inputs()));
+    assert!(rows.iter().any(|&r| r) && rows.iter().any(|&r| !r), "{rows:?}");
+    let (_, reports) = ohua::profile(|| through_deref(inputs()));
+    assert_eq!(reports[0].snapshots.taken, 0, "{}", reports[0]);
+}
