@@ -16,7 +16,7 @@
 //! sequential execution and for the default deployment.
 //!
 //! ```text
-//! cargo run --release -p ohua-examples --bin responsive [-- --seconds N --side N --thp on|off]
+//! cargo run --release -p ohua-examples --bin responsive [-- --seconds N --side N --thp on|off --late-ms N]
 //! ```
 //!
 //! Transparent huge pages are off for this process unless `--thp on`
@@ -206,13 +206,20 @@ struct Outcome {
     summaries: Vec<Summary>,
     during: Histogram<u64>,
     outside: Histogram<u64>,
+    /// Heartbeats answered later than `--late-ms`.
+    late: Vec<Late>,
 }
+
+/// A heartbeat answered late: when it was due (µs from the start), its
+/// latency (µs), and the summary running then (its number, and when it was
+/// requested and reported, µs from the start).
+type Late = (u64, u64, Option<(usize, u64, u64)>);
 
 type Serve = dyn FnOnce(Receiver<Request>, Sender<(Reply, Instant)>, Sender<(Summary, Instant)>) -> u64 + Send;
 
 /// Serve the timetable with `serve` (the algorithm, sequential or not),
 /// sending each request when it is due.
-fn drive(table: &[(Duration, Request)], serve: Box<Serve>) -> Outcome {
+fn drive(table: &[(Duration, Request)], late_after: Option<u64>, serve: Box<Serve>) -> Outcome {
     let (tx, rx) = channel();
     let (reply_tx, reply_rx) = channel();
     let (report_tx, report_rx) = channel();
@@ -236,16 +243,21 @@ fn drive(table: &[(Duration, Request)], serve: Box<Serve>) -> Outcome {
     let running: Vec<(Instant, Instant)> = summary_due.into_iter().zip(reported).collect();
     let (mut during, mut outside) = (Histogram::new(3).expect("bounds"), Histogram::new(3).expect("bounds"));
     let mut replies = Vec::new();
+    let mut late = Vec::new();
+    let since = |t: Instant| t.saturating_duration_since(start).as_micros() as u64;
     for (reply, at) in reply_rx.iter() {
         if let Reply::Alive { heartbeat, .. } = reply {
             let due = heartbeat_due[heartbeat as usize];
             let micros = at.saturating_duration_since(due).as_micros() as u64;
-            let busy = running.iter().any(|(from, to)| (*from..*to).contains(&due));
-            if busy { &mut during } else { &mut outside }.record(micros.max(1)).expect("in range");
+            let busy = running.iter().position(|(from, to)| (*from..*to).contains(&due));
+            if busy.is_some() { &mut during } else { &mut outside }.record(micros.max(1)).expect("in range");
+            if late_after.is_some_and(|ms| micros > ms * 1000) {
+                late.push((since(due), micros, busy.map(|i| (i, since(running[i].0), since(running[i].1)))));
+            }
         }
         replies.push(reply);
     }
-    Outcome { replies, summaries, during, outside }
+    Outcome { replies, summaries, during, outside, late }
 }
 
 fn ms(h: &Histogram<u64>, q: f64) -> String {
@@ -290,9 +302,13 @@ fn main() {
         if huge_pages { "on" } else { "off" }
     );
     drop(one);
-    let seq = drive(&table, Box::new(move |rx, a, s| ohua::sequential(|| node(side, rx, a, s))));
-    let first = drive(&table, Box::new(move |rx, a, s| node(side, rx, a, s)));
-    let later = drive(&table, Box::new(move |rx, a, s| node(side, rx, a, s)));
+    // `--late-ms N`: list the heartbeats of the ohua runs answered later
+    // than N ms, with the summary that ran then (where to look first when
+    // a p99 is high).
+    let late_after = Some(arg_usize("--late-ms", "RESPONSIVE_LATE_MS", 0) as u64).filter(|&ms| ms > 0);
+    let seq = drive(&table, None, Box::new(move |rx, a, s| ohua::sequential(|| node(side, rx, a, s))));
+    let first = drive(&table, late_after, Box::new(move |rx, a, s| node(side, rx, a, s)));
+    let later = drive(&table, late_after, Box::new(move |rx, a, s| node(side, rx, a, s)));
     for (run, o) in [("first", &first), ("later", &later)] {
         assert_eq!(o.replies, seq.replies, "the {run} run's replies differ from sequential execution");
         assert_eq!(o.summaries, seq.summaries, "the {run} run's summaries differ from sequential execution");
@@ -308,5 +324,17 @@ fn main() {
             ms(&o.outside, 0.5),
             ms(&o.outside, 0.99)
         );
+    }
+    for (run, o) in [("first", &first), ("later", &later)] {
+        for (due, micros, summary) in &o.late {
+            let during = summary.map_or(String::from("outside summaries"), |(i, from, to)| {
+                format!("during summary {i} ({:.1}-{:.1} ms)", from as f64 / 1e3, to as f64 / 1e3)
+            });
+            println!(
+                "  late, {run} run: due at {:.1} ms, answered after {:.2} ms, {during}",
+                *due as f64 / 1e3,
+                *micros as f64 / 1e3
+            );
+        }
     }
 }
