@@ -81,8 +81,14 @@ fn generated_programs_read_snapshot_states_apart_in_loops() {
     };
     let (generic, chained, several) =
         (finished("ss.near(&"), finished(".copied().unwrap_or("), finished("f2(ss.read("));
-    println!("split reads: {generic} programs with a generic one, {chained} a chained one, {several} several calls");
-    for (n, shape) in [(generic, "generic"), (chained, "chained"), (several, "several calls")] {
+    let conditions = finished("%5==2");
+    println!(
+        "split reads: {generic} programs with a generic one, {chained} a chained one, {several} several calls, \
+         {conditions} an `if` condition"
+    );
+    for (n, shape) in
+        [(generic, "generic"), (chained, "chained"), (several, "several calls"), (conditions, "condition")]
+    {
         assert!(n * 20 >= programs, "only {n} programs split a {shape} read of a snapshot state");
     }
 }

@@ -189,3 +189,36 @@ fn a_method_reached_through_a_states_own_deref_runs_on_the_live_state() {
     let (_, reports) = ohua::profile(|| through_deref(inputs()));
     assert_eq!(reports[0].snapshots.taken, 0, "{}", reports[0]);
 }
+
+#[ohua::algorithm]
+fn conditions(xs: Vec<u64>) -> (Vec<u64>, u64) {
+    let mut t = snapshot(Table::default());
+    let mut out = Vec::new();
+    let mut misses = 0;
+    for x in xs {
+        let k = format!("k{}", x % 6);
+        if t.get(&k).is_some() && t.count(x, t.len()) % 3 != 0 {
+            t.put(k, x);
+            let v: u64 = t.pick();
+            out.push(v);
+        } else {
+            misses += 1;
+            t.put(k, x + 1);
+        }
+    }
+    (out, misses)
+}
+
+/// An `if` whose condition reads the state (`if index.contains_key(&k)`):
+/// the condition is evaluated on a snapshot, and the branch it picks sees
+/// the writes in sequential order.
+#[test]
+fn an_ifs_condition_reads_a_snapshot_and_picks_the_sequential_branch() {
+    let (taken, misses) = check(|| conditions(inputs()));
+    assert!(!taken.is_empty() && misses > 0, "both branches: {taken:?}, {misses}");
+    assert_eq!(ohua::with_deployment(reads_apart(), || conditions(inputs())), (taken.clone(), misses));
+    let (_, reports) = ohua::profile(|| conditions(inputs()));
+    // One snapshot per condition, one per `pick` in the taken branch.
+    let n = inputs().len() as u64;
+    assert_eq!(reports[0].snapshots.taken, n + taken.len() as u64, "{}", reports[0]);
+}

@@ -146,8 +146,18 @@ impl Gen {
             _ => format!("inc({})", self.var()),
         }
     }
-    /// A boolean condition over locals (operators are stateless nodes).
+    /// A boolean condition over locals (operators are stateless nodes),
+    /// or, in programs with the snapshot state, sometimes over a read of it.
     fn cond(&mut self) -> String {
+        if self.snap && self.rng.chance(1, 5) {
+            // A condition that reads the snapshot state: split as a `let` is.
+            return format!("{} % 5 == 2", self.snap_read());
+        }
+        self.plain_cond()
+    }
+
+    /// A boolean condition over locals only.
+    fn plain_cond(&mut self) -> String {
         match self.rng.below(3) {
             0 => format!("{} > {}", self.var(), self.var()),
             1 => format!("{} % 3 == 0", self.var()),
@@ -325,7 +335,8 @@ impl Gen {
             *out += &self.stmt_block(ind + 1);
             *out += "\n";
             if self.rng.chance(1, 2) {
-                let g = self.cond();
+                // A guard calls no state (the compiler asks for a `let` first).
+                let g = self.plain_cond();
                 *out += &format!("{}1 if {g} => ", pad(ind + 1));
                 *out += &self.stmt_block(ind + 1);
                 *out += "\n";

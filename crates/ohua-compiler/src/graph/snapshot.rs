@@ -38,7 +38,10 @@
 //! functions, methods of temporaries; no method of a local, macro, closure,
 //! block or `&mut`): the finish evaluates all of it on one snapshot when
 //! every site reads, and the step runs it whole on the live state
-//! otherwise. Any other use of the state is a call on it as on any state:
+//! otherwise. An `if`'s condition is split the same way (`if
+//! index.contains_key(&k) { .. }`: the finish hands the `if`'s selector to
+//! its switch). Any other use of the state (a `match`'s scrutinee, an
+//! argument of a call on another state) is a call on it as on any state:
 //! in order, correct, not in parallel.
 
 use proc_macro2::TokenStream;
@@ -178,7 +181,8 @@ struct Split {
     /// returns: the body uses them again): copied for the finish where
     /// their type is `Clone` (`MaybeClone`), else the call runs whole.
     borrowed: Vec<syn::Ident>,
-    /// The `let`'s pattern, type and expression.
+    /// The `let`'s pattern, type and expression (an `if`'s condition:
+    /// its selector, `usize`, `if cond { 0 } else { 1 }`).
     pat: syn::Pat,
     pat_ty: Option<syn::Type>,
     expr: syn::Expr,
@@ -188,7 +192,17 @@ struct Split {
 
 fn candidate(g: &Graph, n: NodeId, states: &[SnapshotLocal]) -> Option<Split> {
     let Kind::Call(c) = &g.nodes[n].kind else { return None };
-    let Code::Let { pat: Some(pat), ty: pat_ty, expr } = &c.code else { return None };
+    // A `let`, or an `if`'s condition: its selector is then what the
+    // finish binds (`let sel: usize = if cond { 0 } else { 1 };`).
+    let (pat, pat_ty, expr, reads): (syn::Pat, Option<syn::Type>, syn::Expr, &syn::Expr) = match &c.code {
+        Code::Let { pat: Some(pat), ty, expr } => (pat.clone(), ty.clone(), expr.clone(), expr),
+        Code::IfSelector(cond) => {
+            let selector = c.returns.first()?;
+            let expr = syn::parse_quote!(if #cond { 0usize } else { 1usize });
+            (syn::parse_quote!(#selector), Some(syn::parse_quote!(usize)), expr, cond)
+        }
+        _ => return None,
+    };
     let bound = c.returns.len() - c.threaded_returns;
     let is_input = |s: &SnapshotLocal| {
         c.data.iter().flatten().any(|d| d == s.name.as_str()) || c.sticky.iter().any(|t| t.ident == s.name.as_str())
@@ -200,8 +214,8 @@ fn candidate(g: &Graph, n: NodeId, states: &[SnapshotLocal]) -> Option<Split> {
     if inputs.next().is_some() || bound == 0 {
         return None;
     }
-    let state = syn::Ident::new(&local.name, expr.span());
-    let sites = sites::sites(expr, &state, &local.ty)?;
+    let state = syn::Ident::new(&local.name, reads.span());
+    let sites = sites::sites(reads, &state, &local.ty)?;
     let is_state = |i: &syn::Ident| *i == state;
     let threaded = &c.returns[bound..];
     let borrowed: Vec<syn::Ident> = threaded.iter().filter(|t| !is_state(t)).cloned().collect();
@@ -221,9 +235,9 @@ fn candidate(g: &Graph, n: NodeId, states: &[SnapshotLocal]) -> Option<Split> {
         moved: c.data.iter().flatten().filter(|i| !is_state(i) && !borrowed.contains(i)).cloned().collect(),
         cloned: sticky,
         borrowed,
-        pat: pat.clone(),
-        pat_ty: pat_ty.clone(),
-        expr: expr.clone(),
+        pat,
+        pat_ty,
+        expr,
         bound,
     })
 }

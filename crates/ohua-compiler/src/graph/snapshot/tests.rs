@@ -95,20 +95,28 @@ fn calls_whose_arguments_have_effects_stay_whole() {
     assert_eq!(finishes(&c), vec![], "{}", c.stage("graph").unwrap());
 }
 
-#[test]
-fn a_let_whose_expression_reads_the_state_only_through_calls_is_split() {
-    let c = compile(quote! {
+/// `alg`: a snapshot state `t`, and a loop over `xs` whose every item
+/// `x` writes it (`t.put(x)`) and then runs `body`, which may add to `sum`.
+fn after_a_write(body: proc_macro2::TokenStream) -> crate::Compiled {
+    compile(quote! {
         fn alg(xs: Vec<u64>) -> u64 {
             let mut t = ohua::snapshot(Table::new());
             let mut sum = 0;
             for x in xs {
                 t.put(x);
-                let a = t.get(&x).cloned().unwrap_or(0);
-                let b = f(t.len()) + t.count(x, t.len());
-                sum += a + b;
+                #body
             }
             sum
         }
+    })
+}
+
+#[test]
+fn a_let_whose_expression_reads_the_state_only_through_calls_is_split() {
+    let c = after_a_write(quote! {
+        let a = t.get(&x).cloned().unwrap_or(0);
+        let b = f(t.len()) + t.count(x, t.len());
+        sum += a + b;
     });
     assert_eq!(
         finishes(&c).iter().map(|f| f.0.as_str()).collect::<Vec<_>>(),
@@ -145,4 +153,27 @@ fn slice_and_str_methods_of_a_snapshot_vec_or_string_are_named_through_deref() {
     assert!(code.contains("Probe::of(&*seen,Vec::<u64>::len)"), "`len` is `Vec`'s own");
     assert!(code.contains("Probe::of(&**text,str::contains)"));
     assert!(code.contains("Probe::of(&*text,String::len)"));
+}
+
+#[test]
+fn an_ifs_condition_that_reads_the_state_is_split_and_its_finish_feeds_the_switch() {
+    let c = after_a_write(quote! {
+        if t.has(&x) && t.len() > 2 {
+            sum += 1;
+        }
+        let y = match t.kind(&x) {
+            0 => 1,
+            _ => 2,
+        };
+        sum += y;
+    });
+    let names: Vec<String> = finishes(&c).into_iter().map(|f| f.0).collect();
+    assert_eq!(names, ["alg/if#4.read"], "the match's scrutinee stays whole: {}", c.stage("graph").unwrap());
+    let g = &c.graph;
+    let finish = g.nodes.iter().position(|n| n.name == "alg/if#4.read").expect("the finish");
+    assert!(
+        g.arcs.iter().any(|a| a.from == (finish, 0) && g.nodes[a.to.0].name.contains("/switch@")),
+        "{}",
+        c.stage("graph").unwrap()
+    );
 }
