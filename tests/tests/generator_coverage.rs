@@ -82,13 +82,18 @@ fn generated_programs_read_snapshot_states_apart_in_loops() {
     let (generic, chained, several) =
         (finished("ss.near(&"), finished(".copied().unwrap_or("), finished("f2(ss.read("));
     let conditions = finished("%5==2");
+    let matches = finished("match");
     println!(
         "split reads: {generic} programs with a generic one, {chained} a chained one, {several} several calls, \
-         {conditions} an `if` condition"
+         {conditions} an `if` condition, {matches} a `match`'s scrutinee"
     );
-    for (n, shape) in
-        [(generic, "generic"), (chained, "chained"), (several, "several calls"), (conditions, "condition")]
-    {
+    for (n, shape) in [
+        (generic, "generic"),
+        (chained, "chained"),
+        (several, "several calls"),
+        (conditions, "condition"),
+        (matches, "scrutinee"),
+    ] {
         assert!(n * 20 >= programs, "only {n} programs split a {shape} read of a snapshot state");
     }
 }

@@ -222,3 +222,45 @@ fn an_ifs_condition_reads_a_snapshot_and_picks_the_sequential_branch() {
     let n = inputs().len() as u64;
     assert_eq!(reports[0].snapshots.taken, n + taken.len() as u64, "{}", reports[0]);
 }
+
+#[ohua::algorithm]
+fn dispatches(xs: Vec<u64>) -> (Vec<u64>, u64) {
+    let mut t = snapshot(Table::default());
+    let mut out = Vec::new();
+    let mut unknown = 0;
+    for x in xs {
+        let k = format!("k{}", x % 6);
+        // A scrutinee that borrows the state, arms that bind by value.
+        let seen = match t.get(&k) {
+            Some(&v) => v + 100,
+            None => 0,
+        };
+        match t.count(x, t.len()) % 4 {
+            0 => {
+                unknown += 1;
+            }
+            n if n > x % 3 => {
+                t.put(k.clone(), n);
+            }
+            _ => {
+                t.put(k, x);
+            }
+        }
+        out.push(seen);
+    }
+    (out, unknown)
+}
+
+/// A `match` whose scrutinee reads the state: the finish takes it apart on
+/// a snapshot (arm index and the arms' bindings, by value), and the arms
+/// that write run in sequential order.
+#[test]
+fn a_matchs_scrutinee_reads_a_snapshot_and_picks_the_sequential_arm() {
+    let (seen, unknown) = check(|| dispatches(inputs()));
+    assert!(seen.iter().any(|&v| v >= 100) && seen.contains(&0) && unknown > 0, "{seen:?}, {unknown}");
+    assert_eq!(ohua::with_deployment(reads_apart(), || dispatches(inputs())), (seen.clone(), unknown));
+    let (_, reports) = ohua::profile(|| dispatches(inputs()));
+    // Two scrutinees per item, each on a snapshot.
+    let n = inputs().len() as u64;
+    assert_eq!(reports[0].snapshots.taken, 2 * n, "{}", reports[0]);
+}

@@ -156,6 +156,16 @@ impl Gen {
         self.plain_cond()
     }
 
+    /// What a `match` takes apart: a local, or in programs with the
+    /// snapshot state sometimes a read of it.
+    fn scrutinee(&mut self) -> String {
+        if self.snap && self.rng.chance(1, 3) {
+            self.snap_read()
+        } else {
+            self.var()
+        }
+    }
+
     /// A boolean condition over locals only.
     fn plain_cond(&mut self) -> String {
         match self.rng.below(3) {
@@ -329,7 +339,7 @@ impl Gen {
             self.bind(x);
         } else if r < 65 && nest {
             // match as a statement, sometimes with a guard
-            let v = self.var();
+            let v = self.scrutinee();
             *out += &format!("{p}match {v} % 3 {{\n");
             *out += &format!("{}0 => ", pad(ind + 1));
             *out += &self.stmt_block(ind + 1);
@@ -349,7 +359,7 @@ impl Gen {
             *out += &format!("\n{p}}}\n");
         } else if r < 69 && nest {
             // match as a value
-            let v = self.var();
+            let v = self.scrutinee();
             let a = self.value_block(ind + 1);
             let b = self.value_block(ind + 1);
             let c = self.value_block(ind + 1);

@@ -40,9 +40,11 @@
 //! every site reads, and the step runs it whole on the live state
 //! otherwise. An `if`'s condition is split the same way (`if
 //! index.contains_key(&k) { .. }`: the finish hands the `if`'s selector to
-//! its switch). Any other use of the state (a `match`'s scrutinee, an
-//! argument of a call on another state) is a call on it as on any state:
-//! in order, correct, not in parallel.
+//! its switch), and a `match`'s scrutinee (`match cache.get(&k) { Some(&v)
+//! => .., None => .. }`: the finish takes it apart on the snapshot and
+//! hands on the arm's index and the arms' bindings). Any other use of the
+//! state (an argument of a call on another state, `out.send(s.m(x))`) is a
+//! call on it as on any state: in order, correct, not in parallel.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, ToTokens};
@@ -50,6 +52,7 @@ use syn::spanned::Spanned;
 use syn::visit::Visit;
 
 use super::keyed::{is_marker_call, marked_locals};
+use super::ops::dispatch;
 use super::{Arc, CallNode, Graph, Kind, Node, NodeId};
 use crate::error::{CompileError, Result};
 use crate::frontend::ast::Block;
@@ -192,17 +195,6 @@ struct Split {
 
 fn candidate(g: &Graph, n: NodeId, states: &[SnapshotLocal]) -> Option<Split> {
     let Kind::Call(c) = &g.nodes[n].kind else { return None };
-    // A `let`, or an `if`'s condition: its selector is then what the
-    // finish binds (`let sel: usize = if cond { 0 } else { 1 };`).
-    let (pat, pat_ty, expr, reads): (syn::Pat, Option<syn::Type>, syn::Expr, &syn::Expr) = match &c.code {
-        Code::Let { pat: Some(pat), ty, expr } => (pat.clone(), ty.clone(), expr.clone(), expr),
-        Code::IfSelector(cond) => {
-            let selector = c.returns.first()?;
-            let expr = syn::parse_quote!(if #cond { 0usize } else { 1usize });
-            (syn::parse_quote!(#selector), Some(syn::parse_quote!(usize)), expr, cond)
-        }
-        _ => return None,
-    };
     let bound = c.returns.len() - c.threaded_returns;
     let is_input = |s: &SnapshotLocal| {
         c.data.iter().flatten().any(|d| d == s.name.as_str()) || c.sticky.iter().any(|t| t.ident == s.name.as_str())
@@ -214,8 +206,31 @@ fn candidate(g: &Graph, n: NodeId, states: &[SnapshotLocal]) -> Option<Split> {
     if inputs.next().is_some() || bound == 0 {
         return None;
     }
+    let state = syn::Ident::new(&local.name, proc_macro2::Span::call_site());
+    // What the finish binds, with the expression it evaluates and the part
+    // of it that reads the state: a `let`; an `if`'s condition, whose
+    // selector it binds (`let sel: usize = if cond { 0 } else { 1 };`); a
+    // `match`'s scrutinee, whose dispatch it binds (the arm's index and
+    // the arms' bindings, `ops/call.rs`), so that only owned values leave.
+    let (pat, pat_ty, expr, reads): (syn::Pat, Option<syn::Type>, syn::Expr, &syn::Expr) = match &c.code {
+        Code::Let { pat: Some(pat), ty, expr } => (pat.clone(), ty.clone(), expr.clone(), expr),
+        Code::IfSelector(cond) => {
+            let selector = c.returns.first()?;
+            let expr = syn::parse_quote!(if #cond { 0usize } else { 1usize });
+            (syn::parse_quote!(#selector), Some(syn::parse_quote!(usize)), expr, cond)
+        }
+        Code::MatchDispatch { scrutinee, arms } => {
+            if !arms.iter().filter_map(|a| a.1.as_ref()).all(|guard| sites::movable(guard, &state)) {
+                return None;
+            }
+            let binds = &c.returns[..bound];
+            let expr = syn::parse2(dispatch(scrutinee, arms)).ok()?;
+            (syn::parse_quote!((#(#binds,)*)), None, expr, scrutinee)
+        }
+        _ => return None,
+    };
     let state = syn::Ident::new(&local.name, reads.span());
-    let sites = sites::sites(reads, &state, &local.ty)?;
+    let sites = sites::sites(reads, &expr, &state, &local.ty)?;
     let is_state = |i: &syn::Ident| *i == state;
     let threaded = &c.returns[bound..];
     let borrowed: Vec<syn::Ident> = threaded.iter().filter(|t| !is_state(t)).cloned().collect();

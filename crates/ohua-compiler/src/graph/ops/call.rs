@@ -197,6 +197,24 @@ fn closure(c: &CallNode, fanned: &[bool]) -> TokenStream {
     }
 }
 
+/// A match dispatch's value: the arm's index, then for every arm with
+/// bindings an `Option` of them (`Some` for the arm taken).
+pub(crate) fn dispatch(scrutinee: &syn::Expr, arms: &[(syn::Pat, Option<syn::Expr>, Vec<syn::Ident>)]) -> TokenStream {
+    let with: Vec<usize> = (0..arms.len()).filter(|k| !arms[*k].2.is_empty()).collect();
+    let arms_tokens = arms.iter().enumerate().map(|(k, (pat, guard, binds))| {
+        let guard = guard.as_ref().map(|g| quote!(if #g));
+        let opts = with.iter().map(|j| {
+            if *j == k {
+                quote!(::core::option::Option::Some((#(#binds,)*)))
+            } else {
+                quote!(::core::option::Option::None)
+            }
+        });
+        quote!(#pat #guard => (#k, #(#opts,)*),)
+    });
+    quote!(match #scrutinee { #(#arms_tokens)* })
+}
+
 /// The statement a node runs; it binds the node's non-threaded returns.
 fn statement(code: &Code, c: &CallNode) -> TokenStream {
     let out = |k: usize| c.returns.get(k).cloned().unwrap_or_else(|| format_ident!("__ohua_unused"));
@@ -213,19 +231,8 @@ fn statement(code: &Code, c: &CallNode) -> TokenStream {
             quote!(let #o: usize = if #expr { 0usize } else { 1usize };)
         }
         Code::MatchDispatch { scrutinee, arms } => {
-            let with: Vec<usize> = (0..arms.len()).filter(|k| !arms[*k].2.is_empty()).collect();
-            let arms_tokens = arms.iter().enumerate().map(|(k, (pat, guard, binds))| {
-                let guard = guard.as_ref().map(|g| quote!(if #g));
-                let opts = with.iter().map(|j| {
-                    if *j == k {
-                        quote!(::core::option::Option::Some((#(#binds,)*)))
-                    } else {
-                        quote!(::core::option::Option::None)
-                    }
-                });
-                quote!(#pat #guard => (#k, #(#opts,)*),)
-            });
-            quote!(let (#(#bound,)*) = match #scrutinee { #(#arms_tokens)* };)
+            let dispatch = dispatch(scrutinee, arms);
+            quote!(let (#(#bound,)*) = #dispatch;)
         }
         Code::Unwrap(_) => {
             let i = ins[0];

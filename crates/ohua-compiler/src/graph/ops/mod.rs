@@ -113,4 +113,5 @@ kinds! {
     sink::Sink => Sink,
 }
 
+pub(crate) use call::dispatch;
 pub use call::Sticky;

@@ -17,22 +17,26 @@ pub(super) struct Site {
     pub path: TokenStream,
     /// `*`s to add to `&*state` so that it has the type `path` takes.
     pub derefs: TokenStream,
+    /// The call's arguments (their count picks the probe's arity).
     pub args: Vec<syn::Expr>,
 }
 
-/// The read sites of `expr`, in the order [`rewrite`] numbers them, where
-/// the state appears only as their receiver and everything else in `expr`
-/// may run off the state's path ([`movable`]); `None` otherwise.
-pub(super) fn sites(expr: &syn::Expr, state: &syn::Ident, ty: &TokenStream) -> Option<Vec<Site>> {
-    if !movable(expr, state) {
+/// The read sites of `whole`, in the order [`rewrite`] numbers them, where
+/// the state appears only as their receiver, all of them in `reads` (the
+/// part of `whole` that is user code: a `let`'s value, an `if`'s
+/// condition, a `match`'s scrutinee), and `reads` may run off the state's
+/// path ([`movable`]); `None` otherwise.
+pub(super) fn sites(reads: &syn::Expr, whole: &syn::Expr, state: &syn::Ident, ty: &TokenStream) -> Option<Vec<Site>> {
+    if !movable(reads, state) {
         return None;
     }
     let mut found = Vec::new();
-    let mut copy = expr.clone();
+    let mut copy = whole.clone();
     Rewrite { state, ty, found: &mut found, replace: None }.visit_expr_mut(&mut copy);
-    let mut uses = Uses(state, 0);
-    uses.visit_expr(expr);
-    (!found.is_empty() && uses.1 == found.len()).then_some(found)
+    let (mut in_reads, mut in_whole) = (Uses(state, 0), Uses(state, 0));
+    in_reads.visit_expr(reads);
+    in_whole.visit_expr(whole);
+    (!found.is_empty() && in_whole.1 == found.len() && in_reads.1 == found.len()).then_some(found)
 }
 
 /// `expr` with its read sites replaced by calls of the probes

@@ -156,7 +156,7 @@ fn slice_and_str_methods_of_a_snapshot_vec_or_string_are_named_through_deref() {
 }
 
 #[test]
-fn an_ifs_condition_that_reads_the_state_is_split_and_its_finish_feeds_the_switch() {
+fn an_ifs_condition_or_a_matchs_scrutinee_that_reads_the_state_is_split_and_its_finish_feeds_the_switch() {
     let c = after_a_write(quote! {
         if t.has(&x) && t.len() > 2 {
             sum += 1;
@@ -168,7 +168,7 @@ fn an_ifs_condition_that_reads_the_state_is_split_and_its_finish_feeds_the_switc
         sum += y;
     });
     let names: Vec<String> = finishes(&c).into_iter().map(|f| f.0).collect();
-    assert_eq!(names, ["alg/if#4.read"], "the match's scrutinee stays whole: {}", c.stage("graph").unwrap());
+    assert_eq!(names, ["alg/if#4.read", "alg/match#6.read"], "{}", c.stage("graph").unwrap());
     let g = &c.graph;
     let finish = g.nodes.iter().position(|n| n.name == "alg/if#4.read").expect("the finish");
     assert!(
