@@ -156,8 +156,8 @@ pub fn snapshot_type(call: &syn::ExprCall) -> Option<TokenStream> {
     }
 }
 
-/// Split every `let` that reads a snapshot state into its step and its
-/// finish (module docs). Node ids stay in producer order: each finish
+/// Split every `let`, `if` condition and `match` scrutinee that reads a
+/// snapshot state into its step and its finish (module docs). Node ids stay in producer order: each finish
 /// comes right after its step.
 pub fn split_reads(g: &mut Graph, states: &[SnapshotLocal]) {
     let mut n = 0;
@@ -185,7 +185,8 @@ struct Split {
     /// their type is `Clone` (`MaybeClone`), else the call runs whole.
     borrowed: Vec<syn::Ident>,
     /// The `let`'s pattern, type and expression (an `if`'s condition:
-    /// its selector, `usize`, `if cond { 0 } else { 1 }`).
+    /// its selector, `usize`, `if cond { 0 } else { 1 }`; a `match`'s
+    /// scrutinee: the dispatch's outputs and its `match`).
     pat: syn::Pat,
     pat_ty: Option<syn::Type>,
     expr: syn::Expr,
