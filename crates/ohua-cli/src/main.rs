@@ -5,6 +5,7 @@
 //! ohua dump src/lib.rs --stage graph        # one stage: ast | ir | graph | dot | io | code
 //! ohua dump src/lib.rs --stage io           # the fetch sites and the fewest call rounds per source
 //! ohua dump src/lib.rs --algorithm word_freq --stage dot > g.dot
+//! ohua view target/view/word_freq.json      # serve a saved run's view (OHUA_VIEW_SAVE=<dir>)
 //! ```
 
 use anyhow::{bail, Context, Result};
@@ -30,6 +31,21 @@ enum Command {
         /// Only this algorithm.
         #[arg(long)]
         algorithm: Option<String>,
+    },
+    /// Serve the live view's page for a saved run (a file that
+    /// `OHUA_VIEW_SAVE=<dir>` or `RunReport::to_view_json` wrote).
+    View {
+        /// The saved view document (JSON).
+        file: std::path::PathBuf,
+        /// Where to serve it: a loopback `HOST:PORT`, or a port.
+        #[arg(long, default_value = "127.0.0.1:7878")]
+        addr: String,
+        /// Allow an address other hosts can reach.
+        #[arg(long)]
+        public: bool,
+        /// Stop after this many seconds (default: until interrupted).
+        #[arg(long)]
+        seconds: Option<u64>,
     },
 }
 
@@ -62,11 +78,32 @@ fn groups(file: &syn::File) -> Vec<Vec<syn::ItemFn>> {
 }
 
 fn main() -> Result<()> {
-    let Command::Dump { file, stage, algorithm } = Cli::parse().command;
-    let src = std::fs::read_to_string(&file).with_context(|| format!("reading {}", file.display()))?;
+    match Cli::parse().command {
+        Command::Dump { file, stage, algorithm } => dump(&file, &stage, algorithm),
+        Command::View { file, addr, public, seconds } => view(&file, &addr, public, seconds),
+    }
+}
+
+fn view(file: &std::path::Path, addr: &str, public: bool, seconds: Option<u64>) -> Result<()> {
+    let json = std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
+    let view = ohua_view::View::from_json(&json).with_context(|| format!("reading {}", file.display()))?;
+    let bind = if public { ohua_view::Bind::public(addr) } else { ohua_view::Bind::parse(addr) }?;
+    let server = ohua_view::Server::start(bind, move || view.clone())?;
+    println!("serving the view of {} at {}", file.display(), server.url());
+    match seconds {
+        Some(s) => std::thread::sleep(std::time::Duration::from_secs(s)),
+        None => loop {
+            std::thread::park();
+        },
+    }
+    server.stop();
+    Ok(())
+}
+
+fn dump(file: &std::path::Path, stage: &str, algorithm: Option<String>) -> Result<()> {
+    let src = std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
     let parsed: syn::File = syn::parse_str(&src).with_context(|| format!("parsing {}", file.display()))?;
-    let stages: Vec<&str> =
-        if stage == "all" { ohua_compiler::pipeline::STAGES.to_vec() } else { vec![stage.as_str()] };
+    let stages: Vec<&str> = if stage == "all" { ohua_compiler::pipeline::STAGES.to_vec() } else { vec![stage] };
     if let Some(bad) = stages.iter().find(|s| !ohua_compiler::pipeline::STAGES.contains(s)) {
         bail!("unknown stage `{bad}`; use one of {:?} or all", ohua_compiler::pipeline::STAGES);
     }

@@ -64,6 +64,7 @@ pub(crate) mod exec;
 pub mod graph;
 pub mod io;
 pub mod keyed;
+pub mod live;
 pub(crate) mod node;
 pub(crate) mod packet;
 mod pool;

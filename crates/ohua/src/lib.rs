@@ -119,6 +119,57 @@ pub mod report {
     };
 }
 
+/// See a running algorithm: a page served from the process that draws
+/// each algorithm's graph as the deployment placed it (sections, replicas,
+/// fused pieces), each operator's load, throughput and latency over the
+/// last minutes, a service's updates and checkpoints, and its data
+/// sources. The README's "Live view" section shows it.
+///
+/// * `OHUA_VIEW=127.0.0.1:PORT` serves it from the process's first run on
+///   (loopback only, unless `OHUA_VIEW_PUBLIC=1`); [`view::serve`] does
+///   the same from code.
+/// * `OHUA_VIEW_SAVE=<dir>` writes each finished run's view to
+///   `<dir>/<algorithm>.json`, and [`RunReport::to_view_json`] gives it for
+///   a report from [`profile`]; `ohua view FILE` serves such a file.
+/// * The page's data is JSON at `/api/view` ([`view::View`], every field
+///   listed in `crates/ohua-view/README.md`), for other tools to read.
+///
+/// # Example
+///
+/// ```
+/// #[ohua::algorithm]
+/// fn total(xs: Vec<u64>) -> u64 {
+///     let mut sum = Sum::default();
+///     for x in xs {
+///         let y = double(x);
+///         sum.add(y);
+///     }
+///     sum.get()
+/// }
+/// # fn double(x: u64) -> u64 { 2 * x }
+/// # #[derive(Default)] struct Sum(u64);
+/// # impl Sum { fn add(&mut self, x: u64) { self.0 += x } fn get(&self) -> u64 { self.0 } }
+///
+/// let addr = ohua::view::serve("127.0.0.1:0").expect("a free loopback port");
+/// println!("open http://{addr}/");
+/// assert_eq!(total(vec![1, 2, 3]), 12);
+/// let view = ohua::view::current().unwrap();
+/// let run = view.runs.iter().find(|r| r.algorithm == "total").unwrap();
+/// assert!(run.operators.iter().any(|o| o.name.contains("double")));
+///
+/// // After the fact: a profiled run saved for `ohua view total.json`.
+/// let (_, reports) = ohua::profile(|| total(vec![4, 5]));
+/// let saved = reports[0].to_view_json();
+/// assert_eq!(ohua::view::View::from_json(&saved).unwrap().runs[0].algorithm, "total");
+/// ```
+pub mod view {
+    pub use ohua_runtime::live::{current, serve, serve_public, OHUA_VIEW, OHUA_VIEW_PUBLIC, OHUA_VIEW_SAVE};
+    pub use ohua_view::{
+        Bind, Edge, Event, IoSiteView, IoSource, Operator, Provider, RunView, Series, Server, Snapshots, View,
+        ViewError, SCHEMA,
+    };
+}
+
 #[cfg(feature = "async")]
 #[doc(hidden)]
 pub use crate::io::{Async, AsyncDataSource};

@@ -17,6 +17,7 @@ mod call_ports;
 mod checks;
 mod handover;
 mod hosting;
+mod live;
 mod monitor;
 mod observe;
 mod parts;

@@ -22,13 +22,13 @@ pub const OHUA_DOT: &str = "OHUA_DOT";
 /// ([`RunReport::explain_io`]) to stderr when set to anything but `0`.
 pub const OHUA_EXPLAIN: &str = "OHUA_EXPLAIN";
 
-/// The report of a run from its plan, wall time and per-node counters;
+/// The report of a run from its plan, start and per-node counters;
 /// `fused` says which nodes ran fused into chain pieces and what their
 /// links' probes measured.
 pub(crate) fn make_report(
     graph: &'static GraphInfo,
     plan: Plan,
-    wall: Duration,
+    started: std::time::Instant,
     counters: Vec<(usize, Role, usize, Counters)>,
     fused: Fused<'_>,
     section_stats: Vec<SectionStats>,
@@ -98,7 +98,8 @@ pub(crate) fn make_report(
         graph,
         algorithm: graph.algorithm,
         sections: plan.sections,
-        wall,
+        wall: started.elapsed(),
+        started,
         nodes,
         plan,
         section_stats,

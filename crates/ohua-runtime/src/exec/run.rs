@@ -152,8 +152,12 @@ impl<'a> Prepared<'a> {
         };
         let sections = assign(graph, &plan, &regroup, parkers, flags, built.nodes, built.extras);
 
-        let shared = RunShared::new(wakers, io.clone());
+        let mut shared = RunShared::new(wakers, io.clone());
         let start = Instant::now();
+        let viewed = crate::live::run_started(graph, &plan, start, control.as_ref());
+        if let Some(v) = &viewed {
+            shared.set_live(v.counts.clone());
+        }
         let counters = run_sections(graph, &sections, &shared, &opts);
         drop(sections);
         if let Some(control) = &control {
@@ -169,7 +173,7 @@ impl<'a> Prepared<'a> {
         let links = link_times.map(|t| t.get()).unwrap_or_default();
         let stats = shared.section_stats();
         let fused = deploy::learned::Fused { into: &fused_into, sampled: &links };
-        let mut report = make_report(graph, plan, start.elapsed(), counters, fused, stats, &elastic);
+        let mut report = make_report(graph, plan, start, counters, fused, stats, &elastic);
         report.panicked = shared.panicked_operator();
         report.recuts = regroup.map(|r| r.decisions()).unwrap_or_default();
         report.snapshots = shared.snapshots().get();
@@ -183,6 +187,7 @@ impl<'a> Prepared<'a> {
             }
         }
         publish(&opts, graph, &report);
+        crate::live::run_finished(viewed.map(|v| v.token), &report);
         if !shared.aborted() {
             // Replicas that took items (a first run's elastic replicas that
             // never opened ran like one operator).

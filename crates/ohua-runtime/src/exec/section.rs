@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 
 pub(crate) use super::builder::Role;
 use super::hosting::{Hosted, Recutting};
+use super::live::Publisher;
 use super::rescue::{still_driver, tag, Beat};
 use super::shared::{Failure, RunShared};
 pub(crate) use super::timing::Counters;
@@ -209,6 +210,7 @@ impl<'a> Section<'a> {
         let mut idle_since: Option<Instant> = None;
         let mut seq = 0;
         let mut hosted = Hosted::new(self);
+        let mut publisher = shared.live().map(|_| Publisher::new(StepClock::get()));
         loop {
             if shared.aborted() {
                 return self.retire(shared, graph, out, peers, &mut hosted);
@@ -218,6 +220,9 @@ impl<'a> Section<'a> {
             }
             let guests = hosted.guests();
             let mut outcome = self.pass(me, &beat, &mut seq, shared, graph, peers, guests);
+            if let (Some(p), Some(counts)) = (publisher.as_mut(), shared.live()) {
+                p.publish(counts, self, peers, guests, false);
+            }
             if let Pass::Idle = outcome {
                 let since = *idle_since.get_or_insert_with(Instant::now);
                 if !alone_in_counted_run(shared) && (!backoff.is_completed() || since.elapsed() < SPIN_WINDOW) {
@@ -225,6 +230,11 @@ impl<'a> Section<'a> {
                     // that is merely slower is cheaper to wait for than a park.
                     backoff.snooze();
                     continue;
+                }
+                // About to sleep: what the view shows must not wait for
+                // the next busy spell.
+                if let (Some(p), Some(counts)) = (publisher.as_mut(), shared.live()) {
+                    p.publish(counts, self, peers, guests, true);
                 }
                 // Announce the sleep (for the hosted sections too), then
                 // look once more (operators, abort, pinned tasks, a section

@@ -35,6 +35,9 @@ pub(crate) struct RunShared {
     io: Option<std::sync::Arc<crate::io::run::IoRun>>,
     /// Snapshots taken and copies made by the run's snapshot states.
     snapshots: crate::snapshot::Counts,
+    /// Where the sections publish their counts, if the run is viewed live
+    /// (`exec/live.rs`).
+    live: Option<std::sync::Arc<crate::live::counts::LiveCounts>>,
 }
 
 impl RunShared {
@@ -50,7 +53,19 @@ impl RunShared {
             sections,
             io,
             snapshots: crate::snapshot::Counts::default(),
+            live: None,
         }
+    }
+
+    /// Let the sections publish their counts to the live view.
+    pub(crate) fn set_live(&mut self, counts: std::sync::Arc<crate::live::counts::LiveCounts>) {
+        self.live = Some(counts);
+    }
+
+    /// Where the sections publish their counts, if the run is viewed live.
+    #[inline]
+    pub(crate) fn live(&self) -> Option<&crate::live::counts::LiveCounts> {
+        self.live.as_deref()
     }
 
     /// The run's count of snapshots taken and copies made.

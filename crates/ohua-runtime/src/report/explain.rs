@@ -41,6 +41,7 @@ impl RunReport {
     /// };
     /// let report = RunReport {
     ///     graph: &G, algorithm: "a", sections: 1, wall: Default::default(), nodes: vec![],
+    ///     started: std::time::Instant::now(),
     ///     plan: Plan::unreplicated(vec![0; 5], 1, 1, 1), section_stats: vec![], recuts: vec![], panicked: None, io: vec![],
     ///     io_sites: vec![site("a/__ohua_await#2", "a/submit#1", "db.fetch(1)", 1), site("a/__ohua_await#5", "a/submit#4", "db.fetch(y)", 2)],
     ///     markers: vec![], snapshots: Default::default(),

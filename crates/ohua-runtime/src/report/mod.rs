@@ -11,6 +11,7 @@ mod dot;
 mod explain;
 mod parallelism;
 mod table;
+mod view;
 
 use std::time::Duration;
 
@@ -75,6 +76,7 @@ pub fn fences_are_asymmetric() -> bool {
 ///     algorithm: "demo",
 ///     sections: 1,
 ///     wall: Duration::from_millis(10),
+///     started: std::time::Instant::now(),
 ///     nodes: vec![NodeStats {
 ///         name: "demo/f#0", kind: "call", section: 0,
 ///         firings: 3, steps: 2, busy: Duration::from_millis(5), fused_into: None,
@@ -96,6 +98,11 @@ pub struct RunReport {
     pub sections: usize,
     /// Wall-clock time from the first step to the last section's exit.
     pub wall: Duration,
+    /// When the run started: the origin of the times in `recuts` and the
+    /// scaling decisions, and what a marker's
+    /// [`requested`](crate::update::MarkReport::requested) is measured
+    /// against.
+    pub started: std::time::Instant,
     /// One entry per operator, indexed by node id.
     pub nodes: Vec<NodeStats>,
     /// The deployment the run used.

@@ -159,6 +159,7 @@ mod tests {
             algorithm: graph.algorithm,
             sections: 1,
             wall: Duration::from_millis(1),
+            started: std::time::Instant::now(),
             nodes,
             plan: Plan::unreplicated(vec![0; graph.nodes.len()], 1, 64, 64),
             section_stats: vec![],

@@ -199,6 +199,7 @@ mod tests {
             algorithm: "t",
             sections: 1,
             wall: Duration::from_millis(100),
+            started: std::time::Instant::now(),
             nodes: vec![stats("t/short#0", 1), stats("t/a_longer_name#1", 50)],
             plan: Plan::unreplicated(vec![0, 0], 1, 1, 1),
         };
@@ -228,6 +229,7 @@ mod tests {
             algorithm: "t",
             sections: 2,
             wall: Duration::from_millis(100),
+            started: std::time::Instant::now(),
             plan: Plan::unreplicated(vec![0; nodes.len()], 2, 1, 1),
             nodes,
         }

@@ -159,6 +159,8 @@ pub enum MarkError {
 pub struct MarkReport {
     /// The marker's number in its run.
     pub id: u32,
+    /// When it was requested.
+    pub requested: Instant,
     /// From the request until a loop entry inserted it (the cut).
     pub until_cut: Duration,
     /// From the request until the last operator had seen it.
@@ -190,6 +192,7 @@ impl MarkReport {
     /// use ohua_runtime::update::MarkReport;
     /// let report = MarkReport {
     ///     id: 0,
+    ///     requested: std::time::Instant::now(),
     ///     until_cut: Duration::ZERO,
     ///     until_complete: Duration::ZERO,
     ///     reached: vec![],
@@ -417,6 +420,7 @@ impl Marker {
         }
         let report = MarkReport {
             id: self.id,
+            requested: self.requested,
             until_cut: p.inserted.unwrap_or_default(),
             until_complete: p.complete.unwrap_or_default(),
             reached: p.reached.clone(),

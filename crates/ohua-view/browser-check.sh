@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# The live view in a real browser (issue 26): headless Chromium loads the
+# page of a running process (examples' `live_view`: a service that gets
+# updated while it runs, and a batch algorithm called over and over) and
+# the page of a saved report (`ohua view FILE`), and the script checks
+# what the page drew against the process's JSON: the number of operators
+# and sections, points in the throughput plot, the update on the time
+# axis. Screenshots go to target/view-check/ for review. Installs Debian's
+# chromium if it is missing. Exit status 0 only if every check passed.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+if ! command -v chromium >/dev/null; then
+    sudo_if() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+    sudo_if apt-get install -y -q chromium >/dev/null || { sudo_if apt-get update -q >/dev/null && sudo_if apt-get install -y -q chromium >/dev/null; }
+fi
+bin="${CARGO_TARGET_DIR:-target}/release"
+# `--no-build` (CI): the binaries as the README's test command built them
+# (the examples' integration tests build their programs), built here only
+# if missing.
+if [ "${1:-}" != "--no-build" ] || [ ! -x "$bin/live_view" ]; then
+    cargo build --release -q -p ohua-examples --bin live_view
+fi
+if [ "${1:-}" != "--no-build" ] || [ ! -x "$bin/ohua" ]; then
+    cargo build --release -q -p ohua-cli --bin ohua
+fi
+out="${CARGO_TARGET_DIR:-target}/view-check"
+mkdir -p "$out"
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+saved=$(mktemp -d)
+log=$(mktemp)
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$saved" "$log"; }
+trap cleanup EXIT
+fail() { echo "view check FAILED: $*"; exit 1; }
+
+# Poll the JSON until `condition` (Python, over `v`, the document) holds.
+wait_json() {
+    local url=$1 condition=$2
+    for _ in $(seq 300); do
+        if curl -fsS "$url/api/view" 2>/dev/null | python3 -c "import json,sys; v=json.load(sys.stdin); sys.exit(0 if ($condition) else 1)" 2>/dev/null; then
+            return 0
+        fi
+        sleep 0.1
+    done
+    return 1
+}
+json() { curl -fsS "$1/api/view" | python3 -c "import json,sys; v=json.load(sys.stdin); print($2)"; }
+chrome() {
+    local profile
+    profile=$(mktemp -d)
+    timeout 60 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+        --disable-background-networking --disable-component-update --disable-sync \
+        --user-data-dir="$profile" --window-size=1400,1000 --virtual-time-budget=4000 "$@" 2>/dev/null
+    rm -rf "$profile"
+}
+# The value of attribute $2 on the first element of the dumped DOM $1 that has id $3 (or on <body>).
+attr() { grep -o "<${3:-body}[^>]*>" <<<"$1" | head -1 | grep -o "$2=\"[^\"]*\"" | cut -d'"' -f2; }
+
+# 1. A running process.
+port=$(free_port)
+url="http://127.0.0.1:$port"
+OHUA_VIEW_SAVE="$saved" "$bin/live_view" --view "127.0.0.1:$port" --seconds 12 --update-after 2 >"$log" 2>&1 &
+pids+=($!)
+wait_json "$url" "any(r['algorithm'] == 'classifier' and any(e['kind'] == 'update' for e in r['events']) and len(r['series']['t_s']) >= 2 for r in v['runs'])" \
+    || { cat "$log"; fail "the process's view never showed the service's update and two throughput samples"; }
+ops=$(json "$url" "[r for r in v['runs'] if r['algorithm'] == 'classifier'][0]['operators'].__len__()")
+sections=$(json "$url" "[r for r in v['runs'] if r['algorithm'] == 'classifier'][0]['sections']")
+dom=$(chrome --dump-dom "$url/#classifier")
+chrome --screenshot="$out/live-service.png" "$url/#classifier/3" >/dev/null
+[ "$(attr "$dom" data-operators)" = "$ops" ] || fail "the page drew $(attr "$dom" data-operators) operators of the service, its data has $ops"
+[ "$(attr "$dom" data-sections)" = "$sections" ] || fail "the page shows $(attr "$dom" data-sections) sections, the data has $sections"
+[ "$(attr "$dom" data-running)" = true ] || fail "the service is not shown as running"
+drawn=$(grep -o '<g class="op[^"]*" id="op-' <<<"$dom" | wc -l)
+[ "$drawn" = "$ops" ] || fail "the graph has $drawn operator boxes, the data $ops operators"
+points=$(attr "$dom" data-points 'svg id="plot-throughput"')
+[ "${points:-0}" -ge 1 ] || fail "the throughput plot has no points"
+events=$(attr "$dom" data-events 'svg id="plot-throughput"')
+[ "${events:-0}" -ge 1 ] || fail "the update is not on the time axis"
+grep -q 'class="event update"' <<<"$dom" || fail "the update is not in the list of events"
+echo "view check: the running service's page: $ops operators in $sections sections, $points throughput points, $events event(s) on the time axis"
+# The batch algorithm: latency points from its many calls.
+dom=$(chrome --dump-dom "$url/#checksums")
+latency=$(attr "$dom" data-points 'svg id="plot-latency"')
+[ "${latency:-0}" -ge 1 ] || fail "the batch algorithm's latency plot has no points"
+chrome --screenshot="$out/live-calls.png" "$url/#checksums" >/dev/null
+echo "view check: the batch algorithm's page: $latency latency points"
+
+# 2. A saved report, after the process ended.
+wait "${pids[0]}" || { cat "$log"; fail "live_view failed (its results against sequential execution?)"; }
+grep -q "results equal: yes" "$log" || { cat "$log"; fail "live_view's results differ from sequential execution"; }
+[ -s "$saved/checksums.json" ] || fail "OHUA_VIEW_SAVE wrote no checksums.json"
+port=$(free_port)
+url="http://127.0.0.1:$port"
+"$bin/ohua" view "$saved/checksums.json" --addr "127.0.0.1:$port" --seconds 60 >"$log" 2>&1 &
+pids+=($!)
+wait_json "$url" "len(v['runs']) == 1" || { cat "$log"; fail "ohua view did not serve the saved report"; }
+ops=$(json "$url" "len(v['runs'][0]['operators'])")
+sections=$(json "$url" "v['runs'][0]['sections']")
+dom=$(chrome --dump-dom "$url/")
+chrome --screenshot="$out/saved-report.png" "$url/" >/dev/null
+[ "$(attr "$dom" data-operators)" = "$ops" ] || fail "the saved report's page drew $(attr "$dom" data-operators) operators, the file has $ops"
+[ "$(attr "$dom" data-sections)" = "$sections" ] || fail "the saved report's page shows $(attr "$dom" data-sections) sections, the file $sections"
+grep -q 'saved report' <<<"$dom" || fail "the page does not say it shows a saved report"
+echo "view check: the saved report's page: $ops operators in $sections sections; screenshots in $out/"
