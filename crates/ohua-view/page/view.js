@@ -205,7 +205,11 @@ function renderPlots(run, nowS) {
   const s = run.series;
   const live = state.view.live;
   plot(document.getElementById("plot-throughput"), s.t_s, [s.items_per_s], run.events, nowS, live);
-  plot(document.getElementById("plot-latency"), s.t_s, [s.p50_ms, s.p99_ms], run.events, nowS, live);
+  const latency = document.getElementById("plot-latency");
+  plot(latency, s.t_s, [s.p50_ms, s.p99_ms], run.events, nowS, live);
+  if (run.running && latency.dataset.points === "0") {
+    latency.querySelector("text.empty").textContent = "a running service's requests are not timed: latency of finished runs only";
+  }
 }
 
 function plot(svg, xs, series, events, nowS, live) {
@@ -232,7 +236,7 @@ function plot(svg, xs, series, events, nowS, live) {
     svgEl("title", { text: e.kind + ": " + e.text }, line);
   }
   if (!points) {
-    svgEl("text", { class: "axis", x: w / 2 - 90, y: h / 2, text: !live ? "no samples: a saved run has no history" : xs.length ? "none in these windows" : "no samples yet" }, svg);
+    svgEl("text", { class: "axis empty", x: w / 2 - 90, y: h / 2, text: !live ? "no samples: a saved run has no history" : xs.length ? "none in these windows" : "no samples yet" }, svg);
   }
   svg.dataset.points = String(points);
   svg.dataset.events = String(events.length);

@@ -154,7 +154,7 @@ impl<'a> Prepared<'a> {
 
         let mut shared = RunShared::new(wakers, io.clone());
         let start = Instant::now();
-        let viewed = crate::live::run_started(graph, &plan, start, control.as_ref());
+        let viewed = crate::live::run_started(graph, &plan, &fused_into, start, control.as_ref());
         if let Some(v) = &viewed {
             shared.set_live(v.counts.clone());
         }

@@ -31,6 +31,9 @@ pub(crate) struct Running {
     pub(crate) token: u64,
     pub(crate) graph: &'static GraphInfo,
     pub(crate) plan: Plan,
+    /// The head of the fused piece each operator runs in: its counts are
+    /// the head's.
+    pub(crate) fused_into: Vec<Option<usize>>,
     pub(crate) started: Instant,
     pub(crate) control: Option<Arc<Control>>,
     /// What its sections published so far.
@@ -77,20 +80,13 @@ impl Book {
         &mut self.algorithms[at]
     }
 
-    /// A run started; the token names it when it ends.
-    pub(crate) fn started(
-        &mut self,
-        graph: &'static GraphInfo,
-        plan: Plan,
-        started: Instant,
-        control: Option<Arc<Control>>,
-        counts: Arc<LiveCounts>,
-    ) -> u64 {
+    /// A run started (its `token` is set here); the token names it when
+    /// it ends.
+    pub(crate) fn started(&mut self, mut run: Running) -> u64 {
         self.next_token += 1;
-        let token = self.next_token;
-        let run = Running { token, graph, plan, started, control, counts, samples: VecDeque::new() };
-        self.algorithm(graph.algorithm).running.push(run);
-        token
+        run.token = self.next_token;
+        self.algorithm(run.graph.algorithm).running.push(run);
+        self.next_token
     }
 
     /// Note how many items each running run's top-level loops have taken
@@ -175,6 +171,8 @@ fn items_of(report: &RunReport) -> u64 {
 /// A run going on: its graph as placed, with the counts its sections
 /// published and the markers that completed so far.
 fn running_view(r: &Running, origin: Instant, now: Instant) -> RunView {
+    let head_of = |id: usize| r.fused_into.get(id).copied().flatten().filter(|&h| h < r.graph.nodes.len());
+    let head = |id: usize| head_of(id).unwrap_or(id);
     let nodes = r
         .graph
         .nodes
@@ -184,10 +182,11 @@ fn running_view(r: &Running, origin: Instant, now: Instant) -> RunView {
             name: n.name,
             kind: n.kind.as_str(),
             section: r.plan.section_of.get(id).copied().unwrap_or(0),
-            firings: r.counts.get(id).0,
+            // A fused link fires when its piece's head does (`exec/observe.rs`).
+            firings: r.counts.get(head(id)).0,
             steps: 0,
-            busy: r.counts.get(id).1,
-            fused_into: None,
+            busy: if head(id) == id { r.counts.get(id).1 } else { Duration::ZERO },
+            fused_into: head_of(id).map(|h| r.graph.nodes[h].name),
             replicas: Vec::new(),
             elastic: None,
             decisions: Vec::new(),

@@ -151,18 +151,30 @@ pub(crate) struct Viewed {
     pub(crate) counts: Arc<LiveCounts>,
 }
 
-/// A run starts: what the view shows of it until it ends. `None` when no
-/// view is on.
+/// A run starts: what the view shows of it until it ends (`fused_into`:
+/// the head of the fused piece each operator runs in, if any). `None`
+/// when no view is on.
 pub(crate) fn run_started(
     graph: &'static GraphInfo,
     plan: &Plan,
+    fused_into: &[Option<usize>],
     started: Instant,
     control: Option<&Arc<Control>>,
 ) -> Option<Viewed> {
     let live = on()?;
     let counts = Arc::new(LiveCounts::new((0..graph.nodes.len()).map(|id| plan.is_replicated(id)).collect()));
     let mut book = live.book.lock().unwrap_or_else(|e| e.into_inner());
-    let token = book.started(graph, plan.clone(), started, control.cloned(), counts.clone());
+    let run = book::Running {
+        token: 0,
+        graph,
+        plan: plan.clone(),
+        fused_into: fused_into.to_vec(),
+        started,
+        control: control.cloned(),
+        counts: counts.clone(),
+        samples: Default::default(),
+    };
+    let token = book.started(run);
     Some(Viewed { token, counts })
 }
 
