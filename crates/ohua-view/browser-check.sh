@@ -101,4 +101,30 @@ chrome --screenshot="$out/saved-report.png" "$url/" >/dev/null
 [ "$(attr "$dom" data-operators)" = "$ops" ] || fail "the saved report's page drew $(attr "$dom" data-operators) operators, the file has $ops"
 [ "$(attr "$dom" data-sections)" = "$sections" ] || fail "the saved report's page shows $(attr "$dom" data-sections) sections, the file $sections"
 grep -q 'saved report' <<<"$dom" || fail "the page does not say it shows a saved report"
-echo "view check: the saved report's page: $ops operators in $sections sections; screenshots in $out/"
+echo "view check: the saved report's page: $ops operators in $sections sections"
+
+# 3. A large graph: 200 operators in 8 sections, laid out and drawn.
+python3 - "$saved/large.json" <<'PY'
+import json, sys
+ops = [dict(id=i, name=f"large/f{i}#{i}", kind="call", label=f"f{i}(x)", depth=i % 3, section=i // 25,
+            replicas=1, replica_sections=[], fused_into=None, firings=1000 + i, busy_ms=float(i),
+            busy_pct=float(i % 100), items_per_s=1000.0, queue_fill=None) for i in range(200)]
+arcs = [dict(src=i - 1 - (i % 7 == 0) * 5, to=i, feedback=False) for i in range(1, 200)]
+arcs = [dict(**{"from": max(a.pop("src"), 0)}, **a) for a in arcs]
+run = dict(algorithm="large", running=False, calls=1, wall_ms=10.0, sections=8, operators=ops, arcs=arcs,
+           io=[], events=[], series=dict(t_s=[], items_per_s=[], runs=[], p50_ms=[], p99_ms=[]),
+           snapshots=dict(taken=0, copies=0), panicked=None)
+json.dump(dict(schema=1, live=False, now_s=0.0, runs=[run]), open(sys.argv[1], "w"))
+PY
+port=$(free_port)
+url="http://127.0.0.1:$port"
+"$bin/ohua" view "$saved/large.json" --addr "127.0.0.1:$port" --seconds 60 >"$log" 2>&1 &
+pids+=($!)
+wait_json "$url" "len(v['runs'][0]['operators']) == 200" || { cat "$log"; fail "ohua view did not serve the large report"; }
+dom=$(chrome --dump-dom "$url/")
+chrome --screenshot="$out/large-graph.png" "$url/" >/dev/null
+[ "$(attr "$dom" data-operators)" = 200 ] || fail "the large graph's page drew $(attr "$dom" data-operators) of 200 operators"
+[ "$(attr "$dom" data-groups)" = 8 ] || fail "the large graph's page drew $(attr "$dom" data-groups) of 8 section boxes"
+drawn=$(grep -o '<g class="op[^"]*" id="op-' <<<"$dom" | wc -l)
+[ "$drawn" = 200 ] || fail "the large graph has $drawn operator boxes"
+echo "view check: a 200-operator graph in 8 sections drawn; screenshots in $out/"

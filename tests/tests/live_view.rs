@@ -202,6 +202,54 @@ fn a_running_service_shows_its_counts_and_its_update_on_the_time_axis() {
     assert!((1010..=1012).contains(&weigh_op.firings), "{}", weigh_op.firings);
 }
 
+/// A key-value source: each batch one call.
+struct Kv;
+
+impl ohua::DataSource for Kv {
+    type Request = u64;
+    type Response = u64;
+    type Error = String;
+    fn fetch(&self, requests: &[u64]) -> Vec<Result<u64, String>> {
+        requests.iter().map(|&k| Ok(k * 3 + 1)).collect()
+    }
+}
+
+fn value(r: Result<u64, String>) -> u64 {
+    r.unwrap_or(0)
+}
+
+#[ohua::algorithm]
+fn two_fetches(db: &ohua::Source<Kv>, keys: Vec<u64>) -> Vec<u64> {
+    let mut out = Vec::new();
+    for k in keys {
+        let a = db.fetch(k);
+        let a = value(a);
+        let b = db.fetch(a % 10);
+        out.push(value(b));
+    }
+    out
+}
+
+#[test]
+fn a_run_that_fetches_shows_its_sources_batches_and_call_rounds() {
+    let addr = ohua::view::serve("127.0.0.1:0").unwrap();
+    let db = ohua::Source::new(Kv);
+    let keys: Vec<u64> = (0..200).collect();
+    let (out, reports) = ohua::profile(|| two_fetches(&db, keys.clone()));
+    let expected: Vec<u64> = keys.iter().map(|k| (k * 3 + 1) % 10 * 3 + 1).collect();
+    assert_eq!(out, expected);
+    // The view shows the latest call, made without `profile`: the view
+    // itself asks for the fetch sites.
+    assert_eq!(two_fetches(&db, keys.clone()), expected);
+    let run = wait_for(addr, "two_fetches", "the second call", |r| r.calls >= 2);
+    let (shown, stats) = (&run.io[0], &reports[0].io[0]);
+    assert_eq!((shown.fetches, shown.calls, shown.requests), (stats.fetches, stats.calls, stats.requests));
+    assert_eq!((shown.cached, shown.deduplicated), (stats.cached, stats.deduplicated));
+    assert!(shown.mean_batch > 1.0, "200 independent fetches per level share calls: {shown:?}");
+    assert_eq!(shown.sites.len(), 2, "two fetch sites: {:?}", shown.sites);
+    assert!(shown.sites.iter().all(|s| !s.rounds.is_empty() && s.request.contains("db.fetch")), "{:?}", shown.sites);
+}
+
 #[test]
 fn polling_at_full_load_changes_no_result() {
     let addr = ohua::view::serve("127.0.0.1:0").unwrap();

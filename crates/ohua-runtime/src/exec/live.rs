@@ -1,61 +1,52 @@
-//! A running run's sections publish their operators' counts to the live
-//! view (`live/counts.rs`): every [`PUBLISH_EVERY`] while busy, and before
+//! A running run's sections publish their tasks' totals to the live view
+//! (`live/counts.rs`): every [`PUBLISH_EVERY`] while busy, and before
 //! they park. Only in a run that started while a view was on.
 
 use super::builder::Role;
 use super::section::Section;
+use super::shared::RunShared;
 use super::timing::StepClock;
+use crate::deploy::Plan;
 use crate::live::counts::{LiveCounts, PUBLISH_EVERY};
 use crate::sync::Ordering;
 
-/// When a section's driver publishes next.
-pub(super) struct Publisher {
-    every: u64,
-    next: u64,
+/// Where the tasks of `sections` publish: per task, the operator whose
+/// work it does (a replica's is its operator's; a replicated operator's
+/// own task is the scatter, and a merge only merges).
+pub(super) fn live_counts(sections: &[Section<'_>], plan: &Plan, nodes: usize) -> LiveCounts {
+    let counted = |id: usize, role: Role| match role {
+        Role::Node => (!plan.is_replicated(id)).then_some(id),
+        Role::Replica(_) => Some(id),
+        Role::Merge => None,
+    };
+    LiveCounts::new(nodes, sections.iter().map(|s| s.tasks.iter().map(|t| counted(t.id, t.role)).collect()).collect())
 }
 
-impl Publisher {
-    pub(super) fn new(clock: &StepClock) -> Self {
-        Publisher { every: clock.ticks_of_nanos(PUBLISH_EVERY.as_nanos() as u64), next: 0 }
-    }
-
-    /// Publish the counts of `section`'s tasks and those of the sections
-    /// it hosts (`guests`), if the interval has passed or `now` says so.
-    pub(super) fn publish<'a>(
-        &mut self,
-        counts: &LiveCounts,
-        section: &Section<'a>,
-        peers: &[Section<'a>],
-        guests: &[usize],
-        now: bool,
-    ) {
+impl<'a> Section<'a> {
+    /// Publish the totals of this section's tasks and those of the
+    /// sections it hosts (`guests`), if [`PUBLISH_EVERY`] has passed since
+    /// the last time or `now` says so. Called by the driver only.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn publish_live(&self, shared: &RunShared, peers: &[Section<'a>], guests: &[usize], now: bool) {
+        let Some(counts) = shared.live() else { return };
         let clock = StepClock::get();
         let at = clock.now();
-        if !now && at < self.next {
+        let next = at.saturating_add(clock.ticks_of_nanos(PUBLISH_EVERY.as_nanos() as u64));
+        if !counts.due(self.index, at, next) && !now {
             return;
         }
-        self.next = at.saturating_add(self.every);
-        for part in std::iter::once(section).chain(guests.iter().map(|&g| &peers[g])) {
-            for slot in &part.tasks {
+        for part in std::iter::once(self).chain(guests.iter().map(|&g| &peers[g])) {
+            for (i, slot) in part.tasks.iter().enumerate() {
                 if slot.pinned.load(Ordering::Acquire) {
                     continue; // the stuck thread's, not ours to read
                 }
-                let counted = match slot.role {
-                    Role::Node => !counts.is_replicated(slot.id),
-                    Role::Replica(_) => true,
-                    Role::Merge => false,
-                };
-                if !counted {
-                    continue;
-                }
                 // SAFETY: an unpinned task belongs to the driver of the
                 // section that holds or hosts it, and we are it (as in
-                // `Section::pass_over`).
-                let task = unsafe { &mut *slot.task.get() };
-                let (firings, busy_ns) = task.counters.take_live(clock);
-                if firings > 0 || busy_ns > 0 {
-                    counts.add(slot.id, firings, busy_ns);
-                }
+                // `Section::pass_over`); we only read.
+                let task = unsafe { &*slot.task.get() };
+                let busy = u64::try_from(task.counters.busy(clock).as_nanos()).unwrap_or(u64::MAX);
+                counts.store(part.index, i, task.counters.firings, busy);
             }
         }
     }

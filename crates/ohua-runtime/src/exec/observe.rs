@@ -128,11 +128,11 @@ fn split_pieces(nodes: &mut [NodeStats], fused: Fused<'_>) {
     }
 }
 
-/// Whether anyone reads the run's `io_sites`: an enclosing `profile` or
-/// `OHUA_EXPLAIN`. Why ask: naming each site's requests formats text, on
+/// Whether anyone reads the run's `io_sites`: an enclosing `profile`,
+/// `OHUA_EXPLAIN` or the live view. Why ask: naming each site's requests formats text, on
 /// the caller's path after the result is there (the *tail* of a run).
 pub(crate) fn sites_wanted(opts: &Options) -> bool {
-    !opts.collectors.is_empty() || set(OHUA_EXPLAIN)
+    !opts.collectors.is_empty() || set(OHUA_EXPLAIN) || crate::live::is_on()
 }
 
 /// Whether the environment variable `var` is set to anything but `0`.

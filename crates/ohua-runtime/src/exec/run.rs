@@ -154,7 +154,9 @@ impl<'a> Prepared<'a> {
 
         let mut shared = RunShared::new(wakers, io.clone());
         let start = Instant::now();
-        let viewed = crate::live::run_started(graph, &plan, &fused_into, start, control.as_ref());
+        let viewed = crate::live::is_on()
+            .then(|| super::live::live_counts(&sections, &plan, graph.nodes.len()))
+            .and_then(|counts| crate::live::run_started(graph, &plan, &fused_into, start, control.as_ref(), counts));
         if let Some(v) = &viewed {
             shared.set_live(v.counts.clone());
         }

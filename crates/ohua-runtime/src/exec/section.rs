@@ -13,7 +13,6 @@ use std::time::{Duration, Instant};
 
 pub(crate) use super::builder::Role;
 use super::hosting::{Hosted, Recutting};
-use super::live::Publisher;
 use super::rescue::{still_driver, tag, Beat};
 use super::shared::{Failure, RunShared};
 pub(crate) use super::timing::Counters;
@@ -41,6 +40,11 @@ pub(super) struct Slot<'a> {
     pub(super) pinned: AtomicBool,
     pub(super) task: UnsafeCell<Task<'a>>,
 }
+
+/// How many passes between two looks at the clock for the live view's
+/// publishing (`exec/live.rs`), in a run the view watches; the variants
+/// tried and what `chain` measured are in BENCHMARKS.md ("Live view").
+const PUBLISH_CHECK_PASSES: u64 = 256;
 
 /// What only the current driver touches.
 pub(super) struct Own {
@@ -210,7 +214,7 @@ impl<'a> Section<'a> {
         let mut idle_since: Option<Instant> = None;
         let mut seq = 0;
         let mut hosted = Hosted::new(self);
-        let mut publisher = shared.live().map(|_| Publisher::new(StepClock::get()));
+        let mut passes = 0u64;
         loop {
             if shared.aborted() {
                 return self.retire(shared, graph, out, peers, &mut hosted);
@@ -220,8 +224,9 @@ impl<'a> Section<'a> {
             }
             let guests = hosted.guests();
             let mut outcome = self.pass(me, &beat, &mut seq, shared, graph, peers, guests);
-            if let (Some(p), Some(counts)) = (publisher.as_mut(), shared.live()) {
-                p.publish(counts, self, peers, guests, false);
+            passes = passes.wrapping_add(1);
+            if passes.is_multiple_of(PUBLISH_CHECK_PASSES) && shared.live().is_some() {
+                self.publish_live(shared, peers, guests, false);
             }
             if let Pass::Idle = outcome {
                 let since = *idle_since.get_or_insert_with(Instant::now);
@@ -233,8 +238,8 @@ impl<'a> Section<'a> {
                 }
                 // About to sleep: what the view shows must not wait for
                 // the next busy spell.
-                if let (Some(p), Some(counts)) = (publisher.as_mut(), shared.live()) {
-                    p.publish(counts, self, peers, guests, true);
+                if shared.live().is_some() {
+                    self.publish_live(shared, peers, guests, true);
                 }
                 // Announce the sleep (for the hosted sections too), then
                 // look once more (operators, abort, pinned tasks, a section
@@ -334,6 +339,7 @@ impl<'a> Section<'a> {
         // SAFETY: as in `pass_over`, `own` is the driver's.
         let stats = &mut unsafe { &mut *self.own.get() }.stats;
         stats.passes += 1;
+
         if live == 0 && guests.is_empty() {
             Pass::Finished
         } else if progressed {

@@ -125,10 +125,6 @@ pub(crate) struct Counters {
     coarse: bool,
     /// Firings already counted by [`Counters::take_busy`].
     taken_firings: u64,
-    /// Firings and busy nanoseconds already published to the live view
-    /// ([`Counters::take_live`]).
-    live_firings: u64,
-    live_busy_ns: u64,
 }
 
 impl Counters {
@@ -198,19 +194,6 @@ impl Counters {
         let new = self.firings - self.taken_firings;
         self.taken_firings = self.firings;
         self.cost_of(new, clock)
-    }
-
-    /// Firings and estimated busy nanoseconds since the last call: what a
-    /// section publishes to the live view (`exec/live.rs`). The estimate
-    /// of earlier firings may fall as more steps are timed; the published
-    /// total then waits until the new estimate passes it.
-    pub(crate) fn take_live(&mut self, clock: &StepClock) -> (u64, u64) {
-        let busy = u64::try_from(self.busy(clock).as_nanos()).unwrap_or(u64::MAX);
-        let firings = self.firings - self.live_firings;
-        let busy_ns = busy.saturating_sub(self.live_busy_ns);
-        self.live_firings = self.firings;
-        self.live_busy_ns = self.live_busy_ns.max(busy);
-        (firings, busy_ns)
     }
 
     /// Estimated busy time: the timed steps' cost per firing times all firings.

@@ -93,7 +93,8 @@ impl Book {
     /// (the view's sampler thread, once a second).
     pub(crate) fn sample(&mut self, now: Instant) {
         for r in self.algorithms.iter_mut().flat_map(|a| a.running.iter_mut()) {
-            let items = top_loops(r.graph).map(|id| r.counts.get(id).0).max().unwrap_or(0);
+            let totals = r.counts.totals();
+            let items = top_loops(r.graph).map(|id| totals.get(id).map_or(0, |t| t.0)).max().unwrap_or(0);
             r.samples.push_back((now, items));
             while r.samples.front().is_some_and(|(t, _)| now.saturating_duration_since(*t) > HISTORY) {
                 r.samples.pop_front();
@@ -173,6 +174,8 @@ fn items_of(report: &RunReport) -> u64 {
 fn running_view(r: &Running, origin: Instant, now: Instant) -> RunView {
     let head_of = |id: usize| r.fused_into.get(id).copied().flatten().filter(|&h| h < r.graph.nodes.len());
     let head = |id: usize| head_of(id).unwrap_or(id);
+    let totals = r.counts.totals();
+    let count = |id: usize| totals.get(id).copied().unwrap_or_default();
     let nodes = r
         .graph
         .nodes
@@ -183,9 +186,9 @@ fn running_view(r: &Running, origin: Instant, now: Instant) -> RunView {
             kind: n.kind.as_str(),
             section: r.plan.section_of.get(id).copied().unwrap_or(0),
             // A fused link fires when its piece's head does (`exec/observe.rs`).
-            firings: r.counts.get(head(id)).0,
+            firings: count(head(id)).0,
             steps: 0,
-            busy: if head(id) == id { r.counts.get(id).1 } else { Duration::ZERO },
+            busy: if head(id) == id { count(id).1 } else { Duration::ZERO },
             fused_into: head_of(id).map(|h| r.graph.nodes[h].name),
             replicas: Vec::new(),
             elastic: None,

@@ -1,9 +1,15 @@
 //! What a run's sections publish while it runs, for the live view: per
-//! operator, firings and estimated busy time so far. Only a run that
-//! started while a view was on has one; its sections add to it at most
-//! every [`PUBLISH_EVERY`] and before they park (`exec/live.rs`), so the
-//! step path pays nothing and a viewed run a few atomic adds a tenth of a
-//! second.
+//! task (an operator, a replica), its firings and estimated busy time so
+//! far. Only a run that started while a view was on has one; its sections
+//! store into it at most every [`PUBLISH_EVERY`] and before they park
+//! (`exec/live.rs`), so the step path pays nothing.
+//!
+//! Each task has its own entry, indexed by its section and its place
+//! there, and its driver *stores* the task's totals (no running sums kept
+//! by the driver): a task stepped by another thread after a re-cut or a
+//! rescue is published right by whichever thread steps it, and the
+//! counters the step path touches keep their size (16 more bytes per task
+//! there cost `chain` 15-70 %, BENCHMARKS.md "Live view").
 
 use std::time::Duration;
 
@@ -12,41 +18,81 @@ use crate::sync::process::{AtomicU64, Ordering};
 /// How often a busy section publishes.
 pub(crate) const PUBLISH_EVERY: Duration = Duration::from_millis(100);
 
-/// Per-operator counts of a running run, by node id.
+/// One task's published totals.
+struct Published {
+    /// The operator it counts for, if its work is the operator's (not a
+    /// replicated operator's scatter, not a merge).
+    node: Option<usize>,
+    firings: AtomicU64,
+    busy_ns: AtomicU64,
+}
+
+/// The published totals of a running run's tasks.
 pub(crate) struct LiveCounts {
-    firings: Box<[AtomicU64]>,
-    busy_ns: Box<[AtomicU64]>,
-    /// Operators the plan replicated: their own task is the scatter,
-    /// whose steps are not the operator's work (the replicas' are).
-    replicated: Box<[bool]>,
+    tasks: Box<[Published]>,
+    /// Per section, the index of its first task in `tasks`.
+    first: Box<[usize]>,
+    /// Per section, when its driver publishes next (raw clock ticks).
+    /// Here rather than in the section, whose fields the step path reads:
+    /// the view leaves the section's layout as it was.
+    next: Box<[AtomicU64]>,
+    nodes: usize,
 }
 
 impl LiveCounts {
-    /// Zero counts for a graph whose operators are replicated as
-    /// `replicated` says (one entry per operator).
-    pub(crate) fn new(replicated: Vec<bool>) -> Self {
-        let zeros = || (0..replicated.len()).map(|_| AtomicU64::new(0)).collect();
-        LiveCounts { firings: zeros(), busy_ns: zeros(), replicated: replicated.into() }
+    /// Zero totals for a run of `nodes` operators whose sections hold the
+    /// tasks `sections` lists (per task: the operator it counts for, if
+    /// any).
+    pub(crate) fn new(nodes: usize, sections: Vec<Vec<Option<usize>>>) -> Self {
+        let mut first = Vec::with_capacity(sections.len());
+        let mut tasks = Vec::new();
+        for section in sections {
+            first.push(tasks.len());
+            tasks.extend(section.into_iter().map(|node| Published {
+                node,
+                firings: AtomicU64::new(0),
+                busy_ns: AtomicU64::new(0),
+            }));
+        }
+        let next = first.iter().map(|_| AtomicU64::new(0)).collect();
+        LiveCounts { tasks: tasks.into(), first: first.into(), next, nodes }
     }
 
-    /// Whether operator `id` runs on replicas.
-    pub(crate) fn is_replicated(&self, id: usize) -> bool {
-        self.replicated.get(id).copied().unwrap_or(false)
+    /// Whether section `section` is due to publish at clock tick `at`; if
+    /// so, its next time is `next`. Only the section's driver asks.
+    pub(crate) fn due(&self, section: usize, at: u64, next: u64) -> bool {
+        let Some(slot) = self.next.get(section) else {
+            return false;
+        };
+        if at < slot.load(Ordering::Relaxed) {
+            return false;
+        }
+        slot.store(next, Ordering::Relaxed);
+        true
     }
 
-    /// Operator `id` fired `firings` more times, working `busy_ns` more.
-    pub(crate) fn add(&self, id: usize, firings: u64, busy_ns: u64) {
-        if let (Some(f), Some(b)) = (self.firings.get(id), self.busy_ns.get(id)) {
-            f.fetch_add(firings, Ordering::Relaxed);
-            b.fetch_add(busy_ns, Ordering::Relaxed);
+    /// Task `task` of section `section` has fired `firings` times so far,
+    /// working `busy_ns`.
+    pub(crate) fn store(&self, section: usize, task: usize, firings: u64, busy_ns: u64) {
+        let Some(p) = self.first.get(section).and_then(|f| self.tasks.get(f + task)) else {
+            return;
+        };
+        if p.node.is_some() {
+            p.firings.store(firings, Ordering::Relaxed);
+            p.busy_ns.store(busy_ns, Ordering::Relaxed);
         }
     }
 
-    /// Operator `id`'s firings and busy time so far.
-    pub(crate) fn get(&self, id: usize) -> (u64, Duration) {
-        let f = self.firings.get(id).map_or(0, |a| a.load(Ordering::Relaxed));
-        let b = self.busy_ns.get(id).map_or(0, |a| a.load(Ordering::Relaxed));
-        (f, Duration::from_nanos(b))
+    /// Per operator, its tasks' firings and busy time so far.
+    pub(crate) fn totals(&self) -> Vec<(u64, Duration)> {
+        let mut out = vec![(0, Duration::ZERO); self.nodes];
+        for p in self.tasks.iter() {
+            if let Some(t) = p.node.and_then(|n| out.get_mut(n)) {
+                t.0 += p.firings.load(Ordering::Relaxed);
+                t.1 += Duration::from_nanos(p.busy_ns.load(Ordering::Relaxed));
+            }
+        }
+        out
     }
 }
 
@@ -55,14 +101,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn counts_add_up_per_operator_and_ignore_unknown_ids() {
-        let c = LiveCounts::new(vec![false, true]);
-        assert!(c.is_replicated(1) && !c.is_replicated(0) && !c.is_replicated(9));
-        c.add(1, 3, 30);
-        c.add(1, 2, 20);
-        c.add(7, 1, 1);
-        assert_eq!(c.get(0), (0, Duration::ZERO));
-        assert_eq!(c.get(1), (5, Duration::from_nanos(50)));
-        assert_eq!(c.get(7), (0, Duration::ZERO));
+    fn an_operator_sums_its_tasks_and_a_store_replaces_the_last() {
+        // Section 0: operator 0, the scatter of 1 (not counted); section 1: a replica of 1.
+        let c = LiveCounts::new(2, vec![vec![Some(0), None], vec![Some(1)]]);
+        c.store(0, 0, 5, 50);
+        c.store(0, 0, 7, 70);
+        c.store(0, 1, 100, 100);
+        c.store(1, 0, 3, 30);
+        c.store(9, 0, 1, 1);
+        assert_eq!(c.totals(), vec![(7, Duration::from_nanos(70)), (3, Duration::from_nanos(30))]);
+        assert!(c.due(1, 10, 20) && !c.due(1, 19, 30) && c.due(1, 20, 30), "due again once its time came");
+        assert!(!c.due(5, 10, 20), "no such section");
     }
 }

@@ -144,6 +144,12 @@ fn on() -> Option<&'static Live> {
     LIVE.get()
 }
 
+/// Whether a view is on (a run's report then names its fetch sites, for
+/// the view's I/O table).
+pub(crate) fn is_on() -> bool {
+    on().is_some()
+}
+
 /// A run the view watches: its name in the record, and where its sections
 /// publish their counts.
 pub(crate) struct Viewed {
@@ -152,17 +158,18 @@ pub(crate) struct Viewed {
 }
 
 /// A run starts: what the view shows of it until it ends (`fused_into`:
-/// the head of the fused piece each operator runs in, if any). `None`
-/// when no view is on.
+/// the head of the fused piece each operator runs in, if any; `counts`:
+/// where its sections publish). `None` when no view is on.
 pub(crate) fn run_started(
     graph: &'static GraphInfo,
     plan: &Plan,
     fused_into: &[Option<usize>],
     started: Instant,
     control: Option<&Arc<Control>>,
+    counts: LiveCounts,
 ) -> Option<Viewed> {
     let live = on()?;
-    let counts = Arc::new(LiveCounts::new((0..graph.nodes.len()).map(|id| plan.is_replicated(id)).collect()));
+    let counts = Arc::new(counts);
     let mut book = live.book.lock().unwrap_or_else(|e| e.into_inner());
     let run = book::Running {
         token: 0,
