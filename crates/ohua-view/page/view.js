@@ -6,7 +6,7 @@
 
 const SVG = "http://www.w3.org/2000/svg";
 const POLL_MS = 1000;
-const state = { view: null, run: 0, op: null, layout: null, layoutKey: "", fragmentRead: false };
+const state = { view: null, run: 0, op: null, layout: null, layoutKey: "", fragmentRead: false, fit: false };
 
 function el(tag, attrs, parent, ns) {
   const e = ns ? document.createElementNS(SVG, tag) : document.createElement(tag);
@@ -143,8 +143,12 @@ function renderGraph(run) {
   const svg = document.getElementById("graph");
   svg.replaceChildren();
   const size = g.graph();
-  svg.setAttribute("width", Math.ceil(size.width || 100));
-  svg.setAttribute("height", Math.ceil(size.height || 100));
+  const [w, h] = [Math.ceil(size.width || 100), Math.ceil(size.height || 100)];
+  svg.setAttribute("viewBox", `0 0 ${w} ${h}`);
+  // A large graph fits the pane (the button shows it at its size).
+  svg.setAttribute("width", state.fit ? "100%" : w);
+  svg.setAttribute("height", state.fit ? Math.min(h, Math.ceil(h * svg.parentElement.clientWidth / w)) : h);
+  document.getElementById("fit").textContent = state.fit ? "actual size" : "fit";
   const defs = svgEl("defs", {}, svg);
   const marker = svgEl("marker", { id: "arrow", viewBox: "0 0 10 10", refX: 10, refY: 5, markerWidth: 6, markerHeight: 6, orient: "auto-start-reverse" }, defs);
   svgEl("path", { d: "M 0 0 L 10 5 L 0 10 z", fill: "#78909c" }, marker);
@@ -266,4 +270,5 @@ function renderIo(run) {
   }
 }
 
+document.getElementById("fit").onclick = () => { state.fit = !state.fit; if (state.view) render(); };
 poll();

@@ -1,13 +1,20 @@
 //! A running run's sections publish their tasks' totals to the live view
-//! (`live/counts.rs`): every [`PUBLISH_EVERY`] while busy, and before
-//! they park. Only in a run that started while a view was on.
+//! (`live/counts.rs`) when they are about to park (a few stores per task,
+//! against the microseconds a park and wake-up take). Only in a run that
+//! started while a view was on.
+//!
+//! Not while busy: every check on the driver's busy path that was tried
+//! (a pass counter, a look at the clock every 256 passes) cost `chain`'s
+//! one-section case 35-50 % with the view off (BENCHMARKS.md, "Live
+//! view"). A section that never parks shows its counts when it does, or
+//! when the run ends.
 
 use super::builder::Role;
 use super::section::Section;
 use super::shared::RunShared;
 use super::timing::StepClock;
 use crate::deploy::Plan;
-use crate::live::counts::{LiveCounts, PUBLISH_EVERY};
+use crate::live::counts::LiveCounts;
 use crate::sync::Ordering;
 
 /// Where the tasks of `sections` publish: per task, the operator whose
@@ -24,18 +31,12 @@ pub(super) fn live_counts(sections: &[Section<'_>], plan: &Plan, nodes: usize) -
 
 impl<'a> Section<'a> {
     /// Publish the totals of this section's tasks and those of the
-    /// sections it hosts (`guests`), if [`PUBLISH_EVERY`] has passed since
-    /// the last time or `now` says so. Called by the driver only.
+    /// sections it hosts (`guests`). Called by the driver only.
     #[cold]
     #[inline(never)]
-    pub(super) fn publish_live(&self, shared: &RunShared, peers: &[Section<'a>], guests: &[usize], now: bool) {
+    pub(super) fn publish_live(&self, shared: &RunShared, peers: &[Section<'a>], guests: &[usize]) {
         let Some(counts) = shared.live() else { return };
         let clock = StepClock::get();
-        let at = clock.now();
-        let next = at.saturating_add(clock.ticks_of_nanos(PUBLISH_EVERY.as_nanos() as u64));
-        if !counts.due(self.index, at, next) && !now {
-            return;
-        }
         for part in std::iter::once(self).chain(guests.iter().map(|&g| &peers[g])) {
             for (i, slot) in part.tasks.iter().enumerate() {
                 if slot.pinned.load(Ordering::Acquire) {

@@ -41,11 +41,6 @@ pub(super) struct Slot<'a> {
     pub(super) task: UnsafeCell<Task<'a>>,
 }
 
-/// How many passes between two looks at the clock for the live view's
-/// publishing (`exec/live.rs`), in a run the view watches; the variants
-/// tried and what `chain` measured are in BENCHMARKS.md ("Live view").
-const PUBLISH_CHECK_PASSES: u64 = 256;
-
 /// What only the current driver touches.
 pub(super) struct Own {
     pub(super) parker: Parker,
@@ -214,7 +209,6 @@ impl<'a> Section<'a> {
         let mut idle_since: Option<Instant> = None;
         let mut seq = 0;
         let mut hosted = Hosted::new(self);
-        let mut passes = 0u64;
         loop {
             if shared.aborted() {
                 return self.retire(shared, graph, out, peers, &mut hosted);
@@ -224,10 +218,6 @@ impl<'a> Section<'a> {
             }
             let guests = hosted.guests();
             let mut outcome = self.pass(me, &beat, &mut seq, shared, graph, peers, guests);
-            passes = passes.wrapping_add(1);
-            if passes.is_multiple_of(PUBLISH_CHECK_PASSES) && shared.live().is_some() {
-                self.publish_live(shared, peers, guests, false);
-            }
             if let Pass::Idle = outcome {
                 let since = *idle_since.get_or_insert_with(Instant::now);
                 if !alone_in_counted_run(shared) && (!backoff.is_completed() || since.elapsed() < SPIN_WINDOW) {
@@ -236,10 +226,11 @@ impl<'a> Section<'a> {
                     backoff.snooze();
                     continue;
                 }
-                // About to sleep: what the view shows must not wait for
-                // the next busy spell.
+                // About to sleep: publish to the live view, if it watches
+                // (only here: a check on the busy path cost `chain`,
+                // BENCHMARKS.md "Live view").
                 if shared.live().is_some() {
-                    self.publish_live(shared, peers, guests, true);
+                    self.publish_live(shared, peers, guests);
                 }
                 // Announce the sleep (for the hosted sections too), then
                 // look once more (operators, abort, pinned tasks, a section

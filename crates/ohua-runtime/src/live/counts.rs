@@ -1,8 +1,8 @@
 //! What a run's sections publish while it runs, for the live view: per
 //! task (an operator, a replica), its firings and estimated busy time so
 //! far. Only a run that started while a view was on has one; its sections
-//! store into it at most every [`PUBLISH_EVERY`] and before they park
-//! (`exec/live.rs`), so the step path pays nothing.
+//! store into it before they park (`exec/live.rs`), so the step path pays
+//! nothing.
 //!
 //! Each task has its own entry, indexed by its section and its place
 //! there, and its driver *stores* the task's totals (no running sums kept
@@ -14,9 +14,6 @@
 use std::time::Duration;
 
 use crate::sync::process::{AtomicU64, Ordering};
-
-/// How often a busy section publishes.
-pub(crate) const PUBLISH_EVERY: Duration = Duration::from_millis(100);
 
 /// One task's published totals.
 struct Published {
@@ -32,10 +29,6 @@ pub(crate) struct LiveCounts {
     tasks: Box<[Published]>,
     /// Per section, the index of its first task in `tasks`.
     first: Box<[usize]>,
-    /// Per section, when its driver publishes next (raw clock ticks).
-    /// Here rather than in the section, whose fields the step path reads:
-    /// the view leaves the section's layout as it was.
-    next: Box<[AtomicU64]>,
     nodes: usize,
 }
 
@@ -54,21 +47,7 @@ impl LiveCounts {
                 busy_ns: AtomicU64::new(0),
             }));
         }
-        let next = first.iter().map(|_| AtomicU64::new(0)).collect();
-        LiveCounts { tasks: tasks.into(), first: first.into(), next, nodes }
-    }
-
-    /// Whether section `section` is due to publish at clock tick `at`; if
-    /// so, its next time is `next`. Only the section's driver asks.
-    pub(crate) fn due(&self, section: usize, at: u64, next: u64) -> bool {
-        let Some(slot) = self.next.get(section) else {
-            return false;
-        };
-        if at < slot.load(Ordering::Relaxed) {
-            return false;
-        }
-        slot.store(next, Ordering::Relaxed);
-        true
+        LiveCounts { tasks: tasks.into(), first: first.into(), nodes }
     }
 
     /// Task `task` of section `section` has fired `firings` times so far,
@@ -110,7 +89,5 @@ mod tests {
         c.store(1, 0, 3, 30);
         c.store(9, 0, 1, 1);
         assert_eq!(c.totals(), vec![(7, Duration::from_nanos(70)), (3, Duration::from_nanos(30))]);
-        assert!(c.due(1, 10, 20) && !c.due(1, 19, 30) && c.due(1, 20, 30), "due again once its time came");
-        assert!(!c.due(5, 10, 20), "no such section");
     }
 }
