@@ -202,6 +202,122 @@ fn a_running_service_shows_its_counts_and_its_update_on_the_time_axis() {
     assert!((1010..=1012).contains(&weigh_op.firings), "{}", weigh_op.firings);
 }
 
+/// A stage that waits for a token per item: the test holds the tokens
+/// back so the arc into it fills up.
+struct Gate {
+    tokens: Receiver<()>,
+    passed: u64,
+}
+
+impl Gate {
+    fn pass(&mut self, x: u64) {
+        let _ = self.tokens.recv(); // after the test drops the sender: no wait
+        self.passed += x;
+    }
+    fn total(&self) -> u64 {
+        self.passed
+    }
+}
+
+fn plus_one(x: u64) -> u64 {
+    x + 1
+}
+
+#[ohua::algorithm]
+fn gated_service(requests: Receiver<u64>, tokens: Receiver<()>) -> u64 {
+    let mut gate = Gate { tokens, passed: 0 };
+    for x in requests {
+        let y = plus_one(x);
+        gate.pass(y);
+    }
+    gate.total()
+}
+
+#[test]
+fn a_stage_that_cannot_keep_up_shows_its_input_arc_full_and_nothing_is_lost() {
+    use ohua::deploy::{Replication, SectionStrategy};
+    use ohua::Deployment;
+    let addr = ohua::view::serve("127.0.0.1:0").unwrap();
+    let (tx, rx) = mpsc::channel();
+    let (token_tx, tokens) = mpsc::channel::<()>();
+    // One section per operator: the gate's thread waits, the others go on
+    // until the arc into the gate is full.
+    let d = Deployment::default().sections(SectionStrategy::PerOperator).replicas(Replication::Off);
+    let service = ohua::service(move || ohua::with_deployment(d, || gated_service(rx, tokens)));
+    let n = 5_000u64;
+    for x in 0..n {
+        tx.send(x).unwrap();
+    }
+    let gate_of = |r: &RunView| r.operators.iter().find(|o| o.name.contains("/pass#")).cloned().unwrap();
+    let full = wait_for(addr, "gated_service", "a full arc into the gate", |r| {
+        r.running && gate_of(r).queue_fill.is_some_and(|f| f >= 0.99)
+    });
+    // Upstream of a full arc, the arcs before it fill too, or are empty
+    // because their consumer moved everything on: either way measured.
+    let plus = full.operators.iter().find(|o| o.name.contains("/plus_one#")).unwrap();
+    assert!(plus.queue_fill.is_some_and(|f| (0.0..=1.0).contains(&f)), "{plus:?}");
+    for _ in 0..3 {
+        token_tx.send(()).unwrap();
+    }
+    drop(token_tx);
+    drop(tx);
+    // Sequential: every item passes the gate, plus one.
+    assert_eq!(service.join(), (1..=n).sum::<u64>());
+    // A finished run's arcs are gone: nothing to measure.
+    let done = wait_for(addr, "gated_service", "the end", |r| !r.running);
+    assert!(done.operators.iter().all(|o| o.queue_fill.is_none()));
+}
+
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+struct Tally(u64);
+
+#[ohua::updatable]
+impl Tally {
+    fn count(&mut self, x: u64) -> u64 {
+        self.0 += 1;
+        x + self.0
+    }
+}
+
+#[ohua::algorithm]
+fn tallied(requests: Receiver<u64>, replies: Sender<u64>) -> u64 {
+    let mut tally = Tally(0);
+    let mut counter = Counter::new(replies);
+    for x in requests {
+        let t = tally.count(x);
+        counter.add(t);
+    }
+    counter.total()
+}
+
+#[test]
+fn a_checkpoint_shows_on_the_time_axis_with_what_it_saved() {
+    let addr = ohua::view::serve("127.0.0.1:0").unwrap();
+    let (tx, rx) = mpsc::channel();
+    let (reply_tx, replies) = mpsc::channel();
+    let service = ohua::service(move || tallied(rx, reply_tx));
+    for x in 1..=100 {
+        tx.send(x).unwrap();
+    }
+    for _ in 0..100 {
+        replies.recv_timeout(Duration::from_secs(10)).unwrap();
+    }
+    // The loop waits in `recv`: the cut comes with the next item.
+    let pending = service.request_checkpoint(&ohua::update::StateKinds::new().with::<Tally>());
+    tx.send(101).unwrap();
+    let checkpoint = pending.wait().unwrap();
+    assert_eq!(checkpoint.items_before(), 100);
+    let saved = checkpoint.states.iter().find(|s| s.state.contains("Tally")).expect("the tally was saved");
+    assert_eq!(saved.json, "100", "the tally as sequential execution had it after 100 items");
+    let run = wait_for(addr, "tallied", "the checkpoint", |r| r.events.iter().any(|e| e.kind == "checkpoint"));
+    let event = run.events.iter().find(|e| e.kind == "checkpoint").unwrap();
+    assert!(event.text.contains("1 state(s) saved") && event.text.contains("after 100 item(s)"), "{}", event.text);
+    assert!(event.complete_ms.unwrap() >= event.cut_ms.unwrap());
+    assert!(!run.events.iter().any(|e| e.kind == "update"), "a checkpoint is not an update: {:?}", run.events);
+    drop(tx);
+    service.join();
+}
+
 /// A key-value source: each batch one call.
 struct Kv;
 

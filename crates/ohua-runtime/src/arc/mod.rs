@@ -15,6 +15,7 @@
 
 mod ring;
 
+pub(crate) use ring::Fill;
 pub use ring::{ReadCursor, WriteCursor};
 
 use crate::packet::Packet;
@@ -225,6 +226,16 @@ impl<T> Receiver<T> {
     #[inline]
     pub fn pop(&mut self) -> Option<Packet<T>> {
         self.ring.pop()
+    }
+
+    /// A gauge of how full this arc is, for the live view; it does not
+    /// keep the arc alive.
+    #[cfg(not(loom))]
+    pub(crate) fn gauge<'t>(&self) -> std::sync::Weak<dyn Fill + 't>
+    where
+        T: Send + 't,
+    {
+        self.ring.gauge()
     }
 
     /// The producer is gone and every packet has been consumed.

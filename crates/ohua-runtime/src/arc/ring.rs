@@ -68,6 +68,25 @@ impl<T> Drop for Ring<T> {
     }
 }
 
+/// How full a ring is, read from outside its two ends (the live view's
+/// back-pressure column, `live/counts.rs`). Only the indices the ends
+/// *published* are read, so it lags by at most one operator step, and the
+/// ends do nothing for it.
+pub(crate) trait Fill: Send + Sync {
+    /// Items in the ring over its capacity, 0.0 to 1.0.
+    fn fill(&self) -> f64;
+}
+
+impl<T: Send> Fill for Ring<T> {
+    fn fill(&self) -> f64 {
+        // The head first: read the other way round, a consumer that caught
+        // up in between could make the tail look behind the head.
+        let head = self.head.load(Ordering::Relaxed);
+        let tail = self.tail.load(Ordering::Relaxed);
+        (tail.wrapping_sub(head).min(self.capacity) as f64 / self.capacity as f64).clamp(0.0, 1.0)
+    }
+}
+
 /// A ring with room for `capacity` items (at least 1).
 pub(crate) fn ring<T>(capacity: usize) -> (Producer<T>, Consumer<T>) {
     let capacity = capacity.max(1);
@@ -252,6 +271,16 @@ impl<T> Consumer<T> {
         self.ring.head.store(self.head, Ordering::Release);
         self.published = self.head;
         true
+    }
+
+    /// A gauge of the ring's fill that does not keep it alive ([`Fill`]).
+    #[cfg(not(loom))]
+    pub(crate) fn gauge<'t>(&self) -> std::sync::Weak<dyn Fill + 't>
+    where
+        T: Send + 't,
+    {
+        let weak: std::sync::Weak<Ring<T>> = Arc::downgrade(&self.ring);
+        weak
     }
 
     /// The producer is gone and every item has been read.

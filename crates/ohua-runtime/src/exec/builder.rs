@@ -61,6 +61,9 @@ pub struct Builder<'a> {
     link_times: Option<LinkTimes>,
     /// Loop entries whose hold follows the groups of a run that re-cuts.
     holds: Vec<HoldFollow>,
+    /// With a live view on: per arc built, the node it feeds and a gauge
+    /// of its fill (`exec/live.rs`).
+    gauges: Option<Vec<crate::live::counts::Gauge<'a>>>,
 }
 
 /// An operator beyond one per node: a replica or a merge of node `anchor`.
@@ -84,6 +87,8 @@ pub(crate) struct Built<'a> {
     pub(crate) link_times: Option<LinkTimes>,
     /// Loop entries whose hold follows the groups of a run that re-cuts.
     pub(crate) holds: Vec<HoldFollow>,
+    /// The arcs' gauges, with a live view on.
+    pub(crate) gauges: Vec<crate::live::counts::Gauge<'a>>,
 }
 
 impl<'a> Builder<'a> {
@@ -106,6 +111,7 @@ impl<'a> Builder<'a> {
             path: None,
             link_times: None,
             holds: Vec::new(),
+            gauges: crate::live::is_on().then(Vec::new),
         }
     }
 
@@ -153,6 +159,10 @@ impl<'a> Builder<'a> {
         // of every algorithm instead of being compiled once per type.
         let (capacity, producer, consumer) = self.arc_plan(id);
         let (tx, rx) = arc::channel(capacity, producer, consumer);
+        #[cfg(not(loom))]
+        if let Some(gauges) = &mut self.gauges {
+            gauges.push((self.graph.arcs[id].to as usize, rx.gauge()));
+        }
         if self.graph.arcs[id].feedback {
             return (tx.feedback(), rx);
         }
@@ -468,6 +478,7 @@ impl<'a> Builder<'a> {
             elastic: self.elastic,
             link_times: self.link_times,
             holds: self.holds,
+            gauges: self.gauges.unwrap_or_default(),
         }
     }
 }

@@ -136,7 +136,7 @@ impl<'a> Prepared<'a> {
             attach(graph, control, &mut built.nodes, &mut built.extras);
         }
         let (plan, fused_into, elastic, link_times) = (built.plan, built.fused_into, built.elastic, built.link_times);
-        let holds = built.holds;
+        let (holds, gauges) = (built.holds, built.gauges);
         let regroup = match &plan.recut {
             Some(Recut::Measured { threads, start }) => {
                 Some(std::sync::Arc::new(Regroup::new(*threads, start, false, holds)))
@@ -160,6 +160,9 @@ impl<'a> Prepared<'a> {
         if let Some(v) = &viewed {
             shared.set_live(v.counts.clone());
         }
+        // SAFETY: dropped at the end of this function at the latest, while
+        // the arcs' items may still borrow what the run borrows.
+        let _queues = viewed.as_ref().map(|v| unsafe { v.counts.watch_queues(gauges) });
         let counters = run_sections(graph, &sections, &shared, &opts);
         drop(sections);
         if let Some(control) = &control {

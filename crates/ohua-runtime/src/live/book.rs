@@ -213,6 +213,9 @@ fn running_view(r: &Running, origin: Instant, now: Instant) -> RunView {
     };
     let mut view = report.to_view(origin);
     view.running = true;
+    for (op, fill) in view.operators.iter_mut().zip(r.counts.queue_fill()) {
+        op.queue_fill = fill;
+    }
     view
 }
 

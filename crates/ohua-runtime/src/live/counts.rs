@@ -10,10 +10,21 @@
 //! rescue is published right by whichever thread steps it, and the
 //! counters the step path touches keep their size (16 more bytes per task
 //! there cost `chain` 15-70 %, BENCHMARKS.md "Live view").
+//!
+//! How full each operator's input arcs are (back-pressure) is read from
+//! the arcs themselves when the page asks ([`LiveCounts::queue_fill`]):
+//! the run lends the view a gauge per arc for as long as it runs
+//! ([`LiveCounts::watch_queues`]).
 
+use std::sync::Weak;
 use std::time::Duration;
 
-use crate::sync::process::{AtomicU64, Ordering};
+use crate::arc::Fill;
+use crate::sync::process::{Arc, AtomicU64, Mutex, Ordering};
+
+/// An arc as the view watches it: the operator it feeds, and a gauge of
+/// its fill that does not keep it alive (`arc::Receiver::gauge`).
+pub(crate) type Gauge<'a> = (usize, Weak<dyn Fill + 'a>);
 
 /// One task's published totals.
 struct Published {
@@ -30,6 +41,18 @@ pub(crate) struct LiveCounts {
     /// Per section, the index of its first task in `tasks`.
     first: Box<[usize]>,
     nodes: usize,
+    /// The run's arcs while it runs ([`LiveCounts::watch_queues`]).
+    queues: Mutex<Vec<Gauge<'static>>>,
+}
+
+/// Lends the view a run's arcs until dropped ([`LiveCounts::watch_queues`]).
+pub(crate) struct QueueWatch(Arc<LiveCounts>);
+
+impl Drop for QueueWatch {
+    fn drop(&mut self) {
+        // Under the lock: no reader is in the middle of a gauge after this.
+        self.0.queues.lock().unwrap_or_else(|e| e.into_inner()).clear();
+    }
 }
 
 impl LiveCounts {
@@ -47,7 +70,41 @@ impl LiveCounts {
                 busy_ns: AtomicU64::new(0),
             }));
         }
-        LiveCounts { tasks: tasks.into(), first: first.into(), nodes }
+        LiveCounts { tasks: tasks.into(), first: first.into(), nodes, queues: Mutex::new(Vec::new()) }
+    }
+
+    /// Let the view read `gauges` until the returned watch is dropped.
+    ///
+    /// # Safety
+    ///
+    /// The watch must be dropped (not leaked) before `'a` ends: the gauges
+    /// are kept without their lifetime. A gauge that outlived its arc
+    /// reads nothing (it is weak); one read while its arc's last end goes
+    /// may drop the arc's leftover items on the reading thread, which is
+    /// why the items' lifetime `'a` must still hold then.
+    pub(crate) unsafe fn watch_queues<'a>(self: &Arc<Self>, gauges: Vec<Gauge<'a>>) -> QueueWatch {
+        let gauges = gauges
+            .into_iter()
+            // SAFETY: lifetime erasure only; see the contract above, which
+            // `QueueWatch::drop` completes by dropping them under the lock.
+            .map(|(node, g)| (node, unsafe { std::mem::transmute::<Weak<dyn Fill + 'a>, Weak<dyn Fill>>(g) }))
+            .collect();
+        *self.queues.lock().unwrap_or_else(|e| e.into_inner()) = gauges;
+        QueueWatch(self.clone())
+    }
+
+    /// Per operator, how full its fullest input arc is now (0.0 to 1.0),
+    /// `None` for one with no arc watched (a fused link, a source, a run
+    /// that ended).
+    pub(crate) fn queue_fill(&self) -> Vec<Option<f64>> {
+        let mut out = vec![None; self.nodes];
+        let queues = self.queues.lock().unwrap_or_else(|e| e.into_inner());
+        for (node, gauge) in queues.iter() {
+            let (Some(slot), Some(arc)) = (out.get_mut(*node), gauge.upgrade()) else { continue };
+            let fill = arc.fill();
+            *slot = Some(slot.map_or(fill, |f: f64| f.max(fill)));
+        }
+        out
     }
 
     /// Task `task` of section `section` has fired `firings` times so far,
