@@ -202,6 +202,61 @@ fn a_running_service_shows_its_counts_and_its_update_on_the_time_axis() {
     assert!((1010..=1012).contains(&weigh_op.firings), "{}", weigh_op.firings);
 }
 
+fn slow_weigh(x: u64) -> u64 {
+    std::thread::sleep(Duration::from_millis(4));
+    x
+}
+
+#[ohua::algorithm]
+fn slow_service(requests: Receiver<u64>, replies: Sender<u64>) -> u64 {
+    let mut counter = Counter::new(replies);
+    for x in requests {
+        let w = slow_weigh(x);
+        counter.add(w);
+    }
+    counter.total()
+}
+
+#[test]
+fn a_running_service_plots_the_latency_of_its_requests_and_its_report_lists_no_probe() {
+    let addr = ohua::view::serve("127.0.0.1:0").unwrap();
+    let (tx, rx) = mpsc::channel();
+    let (reply_tx, replies) = mpsc::channel();
+    let service = ohua::service(move || slow_service(rx, reply_tx));
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let feeder = {
+        let stop = stop.clone();
+        std::thread::spawn(move || {
+            let mut sent = 0u64;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                sent += 1;
+                tx.send(sent).unwrap();
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            sent
+        })
+    };
+    // A probe follows an item through the graph: at least the 4 ms the
+    // item spends in `slow_weigh` (a probe ahead of it would take
+    // microseconds).
+    let run = wait_for(addr, "slow_service", "latency points", |r| {
+        r.running && r.series.p50_ms.iter().filter(|p| p.is_some()).count() >= 2
+    });
+    let s = &run.series;
+    for (p50, p99) in s.p50_ms.iter().zip(&s.p99_ms).filter_map(|(a, b)| Some((a.as_ref()?, b.as_ref()?))) {
+        assert!(*p99 >= *p50, "{s:?}");
+        assert!(*p99 >= 3.9 && *p50 < 5_000.0, "a probe did not time its item: {s:?}");
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let sent = feeder.join().unwrap();
+    let total: u64 = (1..=sent).sum();
+    let got: Vec<u64> = (0..sent).map(|_| replies.recv_timeout(Duration::from_secs(10)).unwrap()).collect();
+    assert_eq!(got.last(), Some(&total), "every reply as sequential execution gives it");
+    assert_eq!(service.join(), total);
+    let done = wait_for(addr, "slow_service", "the end", |r| !r.running);
+    assert!(done.events.is_empty(), "probes are not the service's markers: {:?}", done.events);
+}
+
 /// A stage that waits for a token per item: the test holds the tokens
 /// back so the arc into it fills up.
 struct Gate {

@@ -211,8 +211,11 @@ function renderPlots(run, nowS) {
   plot(document.getElementById("plot-throughput"), s.t_s, [s.items_per_s], run.events, nowS, live);
   const latency = document.getElementById("plot-latency");
   plot(latency, s.t_s, [s.p50_ms, s.p99_ms], run.events, nowS, live);
+  document.getElementById("latency-caption").textContent = run.running
+    ? "latency of requests through the graph (ms, probes): p50, p99"
+    : "latency of runs (ms): p50, p99";
   if (run.running && latency.dataset.points === "0") {
-    latency.querySelector("text.empty").textContent = "a running service's requests are not timed: latency of finished runs only";
+    latency.querySelector("text.empty").textContent = "no latency probe has got through yet (a probe waits for the service's next request)";
   }
 }
 

@@ -13,7 +13,7 @@ use crate::deploy::Plan;
 use crate::graph::{GraphInfo, OpKind};
 use crate::report::{NodeStats, RunReport};
 use crate::sync::process::Arc;
-use crate::update::Control;
+use crate::update::{Action, Control, Marker};
 
 /// How far back the plots reach.
 pub(crate) const HISTORY: Duration = Duration::from_secs(300);
@@ -41,6 +41,37 @@ pub(crate) struct Running {
     /// Items its top-level loops had taken, sampled once a second
     /// ([`Book::sample`]): the throughput plot of a run that goes on.
     pub(crate) samples: VecDeque<(Instant, u64)>,
+    /// A service's latency probe in flight ([`Action::Probe`]).
+    pub(crate) probe: Option<std::sync::Arc<Marker>>,
+    /// When each probe completed, and the latency it measured (ms): the
+    /// latency plot of a running service.
+    pub(crate) latencies: VecDeque<(Instant, f64)>,
+}
+
+impl Running {
+    /// Take the probe's measurement if it completed and send the next:
+    /// one probe at a time, so a loaded service is not flooded with them.
+    fn probe(&mut self, now: Instant) {
+        let Some(control) = &self.control else { return };
+        if let Some(probe) = &self.probe {
+            match probe.wait_timeout(Duration::ZERO) {
+                None => return,
+                Some(Ok(report)) => {
+                    let latency = report.until_complete.saturating_sub(report.until_cut);
+                    self.latencies.push_back((report.requested + report.until_complete, latency.as_secs_f64() * 1e3));
+                }
+                Some(Err(_)) => {} // the run ended before the probe got through
+            }
+            control.forget_probe(probe.id());
+            self.probe = None;
+        }
+        while self.latencies.front().is_some_and(|(t, _)| now.saturating_duration_since(*t) > HISTORY) {
+            self.latencies.pop_front();
+        }
+        if !control.finished() && !control.stopping() {
+            self.probe = Some(control.request(Action::Probe));
+        }
+    }
 }
 
 /// A finished run, for the plots.
@@ -89,10 +120,16 @@ impl Book {
         self.next_token
     }
 
-    /// Note how many items each running run's top-level loops have taken
-    /// (the view's sampler thread, once a second).
-    pub(crate) fn sample(&mut self, now: Instant) {
+    /// Probe each running service's latency, and once per
+    /// `every` note how many items each running run's top-level loops
+    /// have taken (the view's sampler thread calls it several times a
+    /// second).
+    pub(crate) fn sample(&mut self, now: Instant, every: Duration) {
         for r in self.algorithms.iter_mut().flat_map(|a| a.running.iter_mut()) {
+            r.probe(now);
+            if r.samples.back().is_some_and(|(t, _)| now.saturating_duration_since(*t) < every) {
+                continue;
+            }
             let totals = r.counts.totals();
             let items = top_loops(r.graph).map(|id| totals.get(id).map_or(0, |t| t.0)).max().unwrap_or(0);
             r.samples.push_back((now, items));
@@ -139,7 +176,7 @@ impl Book {
             let mut view = match shown {
                 Some(r) => {
                     let mut view = running_view(r, origin, now);
-                    view.series = sampled_series(&r.samples, origin);
+                    view.series = sampled_series(&r.samples, &r.latencies, origin);
                     view
                 }
                 None => match &a.latest {
@@ -251,19 +288,22 @@ fn series(done: &VecDeque<Done>, origin: Instant, now: Instant) -> Series {
     s
 }
 
-/// Items per second between consecutive samples of a running run.
-fn sampled_series(samples: &VecDeque<(Instant, u64)>, origin: Instant) -> Series {
+/// Items per second between consecutive samples of a running run, and the
+/// latency percentiles of the probes that completed in between.
+fn sampled_series(samples: &VecDeque<(Instant, u64)>, latencies: &VecDeque<(Instant, f64)>, origin: Instant) -> Series {
     let mut s = Series::default();
     for (a, b) in samples.iter().zip(samples.iter().skip(1)) {
         let dt = b.0.saturating_duration_since(a.0).as_secs_f64();
         if dt <= 0.0 {
             continue;
         }
+        let mut ms: Vec<f64> = latencies.iter().filter(|(t, _)| *t > a.0 && *t <= b.0).map(|(_, ms)| *ms).collect();
+        ms.sort_by(f64::total_cmp);
         s.t_s.push(b.0.saturating_duration_since(origin).as_secs_f64());
         s.items_per_s.push(b.1.saturating_sub(a.1) as f64 / dt);
         s.runs.push(0);
-        s.p50_ms.push(None);
-        s.p99_ms.push(None);
+        s.p50_ms.push(percentile(&ms, 0.50));
+        s.p99_ms.push(percentile(&ms, 0.99));
     }
     s
 }

@@ -51,12 +51,13 @@ static ENV_READ: OnceLock<()> = OnceLock::new();
 
 fn live() -> &'static Live {
     LIVE.get_or_init(|| {
-        // Once a second, how far each running run's loops got: the
-        // throughput plot of a service. Lives as long as the process.
+        // Once a second, how far each running run's loops got (the
+        // throughput plot of a service); more often, a service's next
+        // latency probe. Lives as long as the process.
         let sampler = std::thread::Builder::new().name("ohua-view-sampler".into()).spawn(|| loop {
-            std::thread::sleep(SAMPLE_EVERY);
+            std::thread::sleep(PROBE_EVERY);
             if let Some(live) = LIVE.get() {
-                live.book.lock().unwrap_or_else(|e| e.into_inner()).sample(Instant::now());
+                live.book.lock().unwrap_or_else(|e| e.into_inner()).sample(Instant::now(), SAMPLE_EVERY);
             }
         });
         if let Err(e) = sampler {
@@ -68,6 +69,11 @@ fn live() -> &'static Live {
 
 /// How often the throughput of running runs is sampled.
 const SAMPLE_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// How often a running service gets a latency probe, if the previous one
+/// got through ([`crate::update::Action::Probe`]): about ten points per
+/// second for the p50/p99 of each one-second window.
+const PROBE_EVERY: std::time::Duration = std::time::Duration::from_millis(100);
 
 /// Serve the live view of this process on `addr` (a loopback address, or a
 /// port on 127.0.0.1; port 0 picks one) from now on, and return the
@@ -180,6 +186,8 @@ pub(crate) fn run_started(
         control: control.cloned(),
         counts: counts.clone(),
         samples: Default::default(),
+        probe: None,
+        latencies: Default::default(),
     };
     let token = book.started(run);
     Some(Viewed { token, counts })

@@ -60,7 +60,7 @@ impl Marks {
         let marker = self.control.marker(m.id);
         let name = self.names.first().copied().unwrap_or("?");
         let outcome = match (marker.action(), states) {
-            (Action::NoOp, _) => Outcome::Nothing,
+            (Action::NoOp | Action::Probe, _) => Outcome::Nothing,
             (Action::Update(changes), states) => self.adopt(changes, states),
             (Action::Checkpoint(kinds), Some(visit)) => match kinds.save_all(name, visit) {
                 Ok(saved) => Outcome::Saved(saved),
@@ -99,7 +99,7 @@ impl Marks {
             Action::Checkpoint(kinds) => !kinds.names().is_empty(),
             Action::Handover(h) | Action::Takeover(h) => !h.kinds().names().is_empty(),
             Action::Restore(r) => r.0.states.iter().any(|s| self.names.first() == Some(&s.operator.as_str())),
-            Action::NoOp | Action::Regroup(_) => false,
+            Action::NoOp | Action::Probe | Action::Regroup(_) => false,
         }
     }
 

@@ -16,6 +16,13 @@ pub enum Action {
     /// Nothing: measures how long a marker takes to cross the graph (the
     /// baseline of an update's cost).
     NoOp,
+    /// Nothing, inserted right *after* the item the loop took last: when
+    /// every operator has passed it, they are done with that item, so
+    /// from its cut to its completion is that request's latency through
+    /// the graph. The live view sends one at a time into a running
+    /// service (its latency plot, `live/book.rs`); a run's report does not
+    /// list them ([`super::Control::reports`]).
+    Probe,
     /// Replace functions and transform states: every operator the marker
     /// passes transforms the states it holds that a transform applies to
     /// and adopts the replacements that apply to it (all of them, or those
@@ -63,6 +70,7 @@ impl std::fmt::Debug for Action {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Action::NoOp => f.write_str("NoOp"),
+            Action::Probe => f.write_str("Probe"),
             Action::Update(c) => f
                 .debug_struct("Update")
                 .field("replace", &c.replacements.iter().map(Replacement::describe).collect::<Vec<_>>())
@@ -244,6 +252,8 @@ struct Progress {
 #[derive(Debug)]
 pub struct Marker {
     id: u32,
+    /// Stands for markers the control forgot ([`Marker::spent`]).
+    spent: bool,
     action: Action,
     requested: Instant,
     progress: Mutex<Progress>,
@@ -269,7 +279,30 @@ impl Marker {
             saved: Vec::new(),
             restored: Vec::new(),
         };
-        Marker { id, action, requested: Instant::now(), progress: Mutex::new(progress), done: Condvar::new() }
+        Marker {
+            id,
+            spent: false,
+            action,
+            requested: Instant::now(),
+            progress: Mutex::new(progress),
+            done: Condvar::new(),
+        }
+    }
+
+    /// What [`super::Control::marker`] answers for a probe it forgot after
+    /// it completed (a second loop of the service may still insert it):
+    /// a probe that records nothing and never completes again.
+    pub(crate) fn spent() -> Self {
+        let mut m = Marker::new(u32::MAX, Action::Probe);
+        m.spent = true;
+        m.progress.get_mut().unwrap_or_else(|e| e.into_inner()).phase = Phase::Complete;
+        m
+    }
+
+    /// Whether it is a probe that completed: its report was taken and the
+    /// control may forget it.
+    pub(crate) fn is_spent_probe(&self) -> bool {
+        matches!(self.action, Action::Probe) && !matches!(self.lock().phase, Phase::Pending)
     }
 
     /// The marker's number in its run.
@@ -296,6 +329,9 @@ impl Marker {
     /// Loop entry `node`, which had taken `items` items, inserted the
     /// marker into `arcs` arcs.
     pub(crate) fn inserted(&self, node: usize, items: u64, arcs: usize) {
+        if self.spent {
+            return;
+        }
         let mut p = self.lock();
         p.cut.push((node, items));
         if p.inserted.is_none() {
@@ -310,6 +346,9 @@ impl Marker {
     /// Operator `node` took the marker from `consumed` arcs, forwarded it
     /// into `forwarded` arcs and did `outcome` with its action.
     pub(crate) fn passed(&self, node: usize, consumed: usize, forwarded: usize, outcome: Outcome) {
+        if self.spent {
+            return;
+        }
         let mut p = self.lock();
         p.in_flight += forwarded as i64 - consumed as i64;
         p.reached.push((node, self.requested.elapsed()));
@@ -453,7 +492,7 @@ impl Marker {
             Action::Regroup(r) if p.adopted.is_empty() => {
                 return Err(MarkError::NotRescaled { what: r.describe(), report: Box::new(report) })
             }
-            Action::NoOp | Action::Handover(_) | Action::Takeover(_) | Action::Regroup(_) => None,
+            Action::NoOp | Action::Probe | Action::Handover(_) | Action::Takeover(_) | Action::Regroup(_) => None,
         };
         match unused {
             Some(state) => Err(MarkError::NoState { state, report: Box::new(report) }),
