@@ -61,6 +61,8 @@ impl Sum {
     }
 }
 
+/// The line above `sum_of_squares`: its operators' lines count from here.
+const SUM_OF_SQUARES_AT: u32 = line!();
 #[ohua::algorithm]
 fn sum_of_squares(xs: Vec<u64>) -> u64 {
     let mut sum = Sum::default();
@@ -88,6 +90,13 @@ fn a_finished_call_shows_every_operator_with_the_counts_of_its_report() {
     let square_op = run.operators.iter().find(|o| o.name.contains("/square#")).expect("the call's operator");
     assert_eq!(square_op.firings, 5000);
     assert_eq!(square_op.label, "square(x)", "the code it runs, for the page's source panel");
+    // Where that code is, for the same panel: `let y = square(x);` is five
+    // lines below the marker, the `for` (the loop's `smap`) four.
+    assert_eq!(square_op.line, Some(SUM_OF_SQUARES_AT + 5));
+    let smap = run.operators.iter().find(|o| o.kind == "smap").expect("the loop's operator");
+    assert_eq!(smap.line, Some(SUM_OF_SQUARES_AT + 4));
+    assert_eq!(run.file.as_deref(), Some(file!()), "the file as `file!()` names it");
+    assert!(run.file.as_deref().is_some_and(|f| f.ends_with("live_view.rs")));
     // The saved document is the same run.
     let saved = View::from_json(&report.to_view_json()).unwrap();
     assert_eq!(saved.runs[0].operators, run.operators);

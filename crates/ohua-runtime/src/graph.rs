@@ -18,9 +18,10 @@ pub use encoded::EncodedGraph;
 /// use ohua::{ArcInfo, GraphInfo, NodeInfo, OpKind};
 /// static G: GraphInfo = GraphInfo {
 ///     algorithm: "demo",
+///     file: "",
 ///     nodes: &[
-///         NodeInfo { name: "demo/input#0", kind: OpKind::Source, depth: 0, label: "x", replicable: false },
-///         NodeInfo { name: "demo/result#1", kind: OpKind::Sink, depth: 0, label: "x", replicable: false },
+///         NodeInfo { name: "demo/input#0", kind: OpKind::Source, depth: 0, label: "x", replicable: false, line: 0 },
+///         NodeInfo { name: "demo/result#1", kind: OpKind::Sink, depth: 0, label: "x", replicable: false, line: 0 },
 ///     ],
 ///     arcs: &[ArcInfo { from: 0, from_port: 0, to: 1, to_port: 0, feedback: false }],
 /// };
@@ -30,6 +31,9 @@ pub use encoded::EncodedGraph;
 pub struct GraphInfo {
     /// Name of the algorithm (the function name).
     pub algorithm: &'static str,
+    /// The file the algorithm is in, as `file!()` names it (relative to the
+    /// directory cargo builds its package from); "" if unknown.
+    pub file: &'static str,
     /// Operators, indexed by node id.
     pub nodes: &'static [NodeInfo],
     /// Arcs, indexed by arc id.
@@ -53,6 +57,11 @@ pub struct NodeInfo {
     /// deployment may run it on several replicas at once and merge their
     /// results back into iteration order (see `node/replicate.rs`).
     pub replicable: bool,
+    /// 1-based line of the operator's code in the algorithm's file
+    /// ([`GraphInfo::file`]), 0 if unknown. A control operator (a loop's
+    /// `smap`, a branch's `merge`, ..) has the line of its `for`, `while`,
+    /// `if` or `match`. The live view shows it with the operator.
+    pub line: u32,
 }
 
 /// Defines [`OpKind`] from one list, `Variant => "name"`: the enum, its

@@ -35,9 +35,10 @@
 //!
 //! static G: GraphInfo = GraphInfo {
 //!     algorithm: "answer",
+//!     file: "",
 //!     nodes: &[
-//!         NodeInfo { name: "answer/forty_two#0", kind: OpKind::Call, depth: 0, label: "forty_two()", replicable: false },
-//!         NodeInfo { name: "answer/result#1", kind: OpKind::Sink, depth: 0, label: "x", replicable: false },
+//!         NodeInfo { name: "answer/forty_two#0", kind: OpKind::Call, depth: 0, label: "forty_two()", replicable: false, line: 0 },
+//!         NodeInfo { name: "answer/result#1", kind: OpKind::Sink, depth: 0, label: "x", replicable: false, line: 0 },
 //!     ],
 //!     arcs: &[ArcInfo { from: 0, from_port: 0, to: 1, to_port: 0, feedback: false }],
 //! };

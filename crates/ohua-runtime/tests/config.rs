@@ -192,17 +192,19 @@ mod scoping {
     use ohua_runtime::graph::{GraphInfo, NodeInfo, OpKind};
 
     const fn call(name: &'static str) -> NodeInfo {
-        NodeInfo { name, kind: OpKind::Call, depth: 0, label: name, replicable: false }
+        NodeInfo { name, kind: OpKind::Call, depth: 0, label: name, replicable: false, line: 0 }
     }
 
     static SPLITTER: GraphInfo = GraphInfo {
         algorithm: "splitter",
+        file: "",
         nodes: &[call("splitter/split#1"), call("splitter/count#2"), call("splitter/emit#3")],
         arcs: &[],
     };
 
     static WORD_FREQ: GraphInfo = GraphInfo {
         algorithm: "word_freq",
+        file: "",
         nodes: &[call("word_freq/split#1"), call("word_freq/merge#2"), call("word_freq/top#3")],
         arcs: &[],
     };
@@ -268,7 +270,7 @@ mod scoping {
         let end = start + readme[start..].find("   ```\n").expect("its end");
         let text: String = readme[start..end].lines().map(|l| format!("{}\n", l.trim_start())).collect();
         let d = Deployment::from_toml_str(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
-        let server = GraphInfo { algorithm: "server", ..SPLITTER };
+        let server = GraphInfo { algorithm: "server", file: "", ..SPLITTER };
         assert_eq!(plan(&server, &d).sections, 3, "server: its own per-op");
         assert_eq!(plan(&WORD_FREQ, &d).section_of, vec![0, 1, 2], "word_freq: the two rules and the rest");
     }

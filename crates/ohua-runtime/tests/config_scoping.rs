@@ -10,21 +10,23 @@ use ohua_runtime::graph::{GraphInfo, NodeInfo, OpKind};
 
 static SERVER: GraphInfo = GraphInfo {
     algorithm: "server",
+    file: "",
     nodes: &[
-        NodeInfo { name: "server/accept#1", kind: OpKind::Call, depth: 0, label: "accept", replicable: false },
-        NodeInfo { name: "server/parse#2", kind: OpKind::Call, depth: 0, label: "parse", replicable: false },
-        NodeInfo { name: "server/reply#3", kind: OpKind::Call, depth: 0, label: "reply", replicable: false },
+        NodeInfo { name: "server/accept#1", kind: OpKind::Call, depth: 0, label: "accept", replicable: false, line: 0 },
+        NodeInfo { name: "server/parse#2", kind: OpKind::Call, depth: 0, label: "parse", replicable: false, line: 0 },
+        NodeInfo { name: "server/reply#3", kind: OpKind::Call, depth: 0, label: "reply", replicable: false, line: 0 },
     ],
     arcs: &[],
 };
 
 static OTHER: GraphInfo = GraphInfo {
     algorithm: "other",
+    file: "",
     nodes: &[
-        NodeInfo { name: "other/a#1", kind: OpKind::Call, depth: 0, label: "a", replicable: false },
-        NodeInfo { name: "other/b#2", kind: OpKind::Call, depth: 0, label: "b", replicable: false },
-        NodeInfo { name: "other/c#3", kind: OpKind::Call, depth: 0, label: "c", replicable: false },
-        NodeInfo { name: "other/d#4", kind: OpKind::Call, depth: 0, label: "d", replicable: false },
+        NodeInfo { name: "other/a#1", kind: OpKind::Call, depth: 0, label: "a", replicable: false, line: 0 },
+        NodeInfo { name: "other/b#2", kind: OpKind::Call, depth: 0, label: "b", replicable: false, line: 0 },
+        NodeInfo { name: "other/c#3", kind: OpKind::Call, depth: 0, label: "c", replicable: false, line: 0 },
+        NodeInfo { name: "other/d#4", kind: OpKind::Call, depth: 0, label: "d", replicable: false, line: 0 },
     ],
     arcs: &[],
 };
@@ -65,7 +67,7 @@ fn an_algorithm_table_applies_to_that_algorithm_only() {
     .unwrap();
     assert_eq!(sections_of(&SERVER, &d), 3, "server: per-op");
     assert_eq!(plan(&OTHER, &d).section_of, vec![0, 0, 1, 1], "other: its rules");
-    let unlisted = GraphInfo { algorithm: "unlisted", ..SERVER };
+    let unlisted = GraphInfo { algorithm: "unlisted", file: "", ..SERVER };
     assert_eq!(sections_of(&unlisted, &d), 1, "unlisted: the process-wide `single`");
     assert!(d.sections.to_string().starts_with("per-algorithm["), "{}", d.sections);
 }

@@ -71,11 +71,12 @@ fn auto_never_makes_more_sections_than_nodes() {
     assert_eq!((p.sections, p.section_of), (5, vec![0, 1, 2, 3, 4]));
     static ONE: GraphInfo = GraphInfo {
         algorithm: "one",
-        nodes: &[NodeInfo { name: "one/x#0", kind: OpKind::Call, depth: 0, label: "x", replicable: false }],
+        file: "",
+        nodes: &[NodeInfo { name: "one/x#0", kind: OpKind::Call, depth: 0, label: "x", replicable: false, line: 0 }],
         arcs: &[],
     };
     assert_eq!(plan(&ONE, &with(SectionStrategy::Auto, 4)).sections, 1);
-    static EMPTY: GraphInfo = GraphInfo { algorithm: "empty", nodes: &[], arcs: &[] };
+    static EMPTY: GraphInfo = GraphInfo { algorithm: "empty", file: "", nodes: &[], arcs: &[] };
     let p = plan(&EMPTY, &with(SectionStrategy::Auto, 4));
     assert_eq!((p.sections, p.section_of.len()), (1, 0));
 }
@@ -146,13 +147,21 @@ fn rules_that_match_nothing_are_removed() {
 /// xs → smap → f (replicable) → g (replicable) → add (state) → sink.
 static MAPPED: GraphInfo = GraphInfo {
     algorithm: "mapped",
+    file: "",
     nodes: &[
-        NodeInfo { name: "mapped/xs#arg", kind: OpKind::Source, depth: 0, label: "xs", replicable: false },
-        NodeInfo { name: "mapped/smap@1", kind: OpKind::SMap, depth: 0, label: "smap", replicable: false },
-        NodeInfo { name: "mapped/f#2", kind: OpKind::Call, depth: 1, label: "f (x)", replicable: true },
-        NodeInfo { name: "mapped/g#3", kind: OpKind::Call, depth: 1, label: "g (y)", replicable: true },
-        NodeInfo { name: "mapped/add#4", kind: OpKind::Call, depth: 1, label: "s . add (z)", replicable: false },
-        NodeInfo { name: "mapped/result", kind: OpKind::Sink, depth: 0, label: "result", replicable: false },
+        NodeInfo { name: "mapped/xs#arg", kind: OpKind::Source, depth: 0, label: "xs", replicable: false, line: 0 },
+        NodeInfo { name: "mapped/smap@1", kind: OpKind::SMap, depth: 0, label: "smap", replicable: false, line: 0 },
+        NodeInfo { name: "mapped/f#2", kind: OpKind::Call, depth: 1, label: "f (x)", replicable: true, line: 0 },
+        NodeInfo { name: "mapped/g#3", kind: OpKind::Call, depth: 1, label: "g (y)", replicable: true, line: 0 },
+        NodeInfo {
+            name: "mapped/add#4",
+            kind: OpKind::Call,
+            depth: 1,
+            label: "s . add (z)",
+            replicable: false,
+            line: 0,
+        },
+        NodeInfo { name: "mapped/result", kind: OpKind::Sink, depth: 0, label: "result", replicable: false, line: 0 },
     ],
     arcs: &[
         ArcInfo { from: 0, from_port: 0, to: 1, to_port: 0, feedback: false },

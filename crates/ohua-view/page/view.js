@@ -188,12 +188,21 @@ function renderGraph(run) {
   }
 }
 
+// Where an operator's code is in the algorithm: `file:line`, `line N`
+// where the file is unknown, "" where the line is (a saved report from
+// before lines, or generated code with none).
+function sourceLine(run, op) {
+  if (op.line === null || op.line === undefined) return "";
+  return run.file ? `${run.file}:${op.line}` : `line ${op.line}`;
+}
+
 function renderDetails(run) {
   const dl = document.getElementById("operator");
   const src = document.getElementById("source");
+  const where = document.getElementById("where");
   const op = run.operators.find(o => o.id === state.op);
   dl.replaceChildren();
-  if (!op) { src.textContent = ""; return; }
+  if (!op) { src.textContent = ""; where.textContent = ""; return; }
   const fused = op.fused_into === null || op.fused_into === undefined ? "no" : "into " + shortName(run.operators[op.fused_into]);
   const rows = [
     ["name", op.name], ["kind", op.kind], ["loop depth", op.depth], ["section", op.section],
@@ -203,6 +212,7 @@ function renderDetails(run) {
   ];
   for (const [k, v] of rows) { el("dt", { text: k }, dl); el("dd", { text: String(v) }, dl); }
   src.textContent = op.label;
+  where.textContent = sourceLine(run, op);
 }
 
 function renderPlots(run, nowS) {

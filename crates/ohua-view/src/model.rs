@@ -40,6 +40,10 @@ pub struct View {
 pub struct RunView {
     /// The algorithm's name.
     pub algorithm: String,
+    /// The file the algorithm is in, as `file!()` names it; `None` if
+    /// unknown. Absent from documents saved before it was added.
+    #[serde(default)]
+    pub file: Option<String>,
     /// Whether the run is still going (a service).
     pub running: bool,
     /// How many runs of this algorithm the process has finished (the
@@ -84,6 +88,11 @@ pub struct Operator {
     pub kind: String,
     /// The code it runs, as written in the algorithm.
     pub label: String,
+    /// The line of that code in [`RunView::file`] (a control operator's:
+    /// its loop's or branch's); `None` if unknown. Absent from documents
+    /// saved before it was added.
+    #[serde(default)]
+    pub line: Option<u32>,
     /// Loop nesting depth (0: the algorithm's top level).
     pub depth: u16,
     /// The section (thread) it ran in.
@@ -196,4 +205,34 @@ pub struct Snapshots {
     pub taken: u64,
     /// Writes that copied the state because a reader held it.
     pub copies: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A run whose algorithm is in `file` and whose one operator is on `line`.
+    fn located(file: Option<&str>, line: Option<u32>) -> View {
+        let mut run = RunView::named("a");
+        run.file = file.map(str::to_string);
+        run.operators.push(Operator { line, ..Operator::default() });
+        View::new(false, vec![run])
+    }
+
+    #[test]
+    fn file_and_line_round_trip() {
+        let view = located(Some("src/main.rs"), Some(42));
+        assert_eq!(View::from_json(&view.to_json()).unwrap(), view);
+    }
+
+    #[test]
+    fn documents_saved_before_file_and_line_still_load() {
+        // Remove the fields, as a document written before them lacks them.
+        let mut json: serde_json::Value = serde_json::from_str(&located(Some("f.rs"), Some(1)).to_json()).unwrap();
+        let run = &mut json["runs"][0];
+        run.as_object_mut().unwrap().remove("file").expect("written");
+        run["operators"][0].as_object_mut().unwrap().remove("line").expect("written");
+        let back = View::from_json(&json.to_string()).unwrap();
+        assert_eq!(back, located(None, None), "unknown: `None`");
+    }
 }

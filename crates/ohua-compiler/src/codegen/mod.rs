@@ -29,7 +29,7 @@ pub fn generate(item: &syn::ItemFn, g: &Graph) -> TokenStream {
     let vis = &item.vis;
     let sig = &item.sig;
     let block = &item.block;
-    let graph_static = info::graph_static(g);
+    let graph_static = info::graph_static(g, item);
     let b = builder();
     let slot = local("slot");
     let arcs = (0..g.arcs.len()).map(|a| {

@@ -60,6 +60,10 @@ pub struct Node {
     pub kind: Kind,
     /// Short label (source code) for dumps and DOT.
     pub label: String,
+    /// 1-based line of the operator's code in the algorithm's file, 0 if
+    /// unknown: the live view shows it next to the label. A control node
+    /// has the line of its `if`/`match`/loop (`passes/lower`).
+    pub line: u32,
 }
 
 impl Node {

@@ -356,6 +356,7 @@ fn apply(g: &mut Graph, n: NodeId, s: Split) {
         depth: node.depth,
         kind: Kind::Call(finish_call),
         label: node.label.clone(),
+        line: node.line,
     };
     g.nodes[n].kind = Kind::Call(step_call);
     g.nodes.insert(n + 1, finish);

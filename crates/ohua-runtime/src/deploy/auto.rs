@@ -106,7 +106,7 @@ mod tests {
     use crate::graph::{ArcInfo, GraphInfo, NodeInfo, OpKind};
 
     const fn node(name: &'static str, kind: OpKind) -> NodeInfo {
-        NodeInfo { name, kind, depth: 0, label: name, replicable: false }
+        NodeInfo { name, kind, depth: 0, label: name, replicable: false, line: 0 }
     }
 
     const fn arc(from: u32, to: u32) -> ArcInfo {
@@ -116,6 +116,7 @@ mod tests {
     /// source → heavy → light → light → light → sink.
     static HEAVY_FIRST: GraphInfo = GraphInfo {
         algorithm: "g",
+        file: "",
         nodes: &[
             node("g/xs#arg", OpKind::Source),
             node("g/heavy#1", OpKind::Call),
@@ -141,13 +142,14 @@ mod tests {
     /// Three constructors before a loop of two stateful stages (`dnr`).
     static STAGES_AFTER_CONSTRUCTORS: GraphInfo = GraphInfo {
         algorithm: "d",
+        file: "",
         nodes: &[
-            NodeInfo { name: "d/new#1", kind: OpKind::Call, depth: 0, label: "new", replicable: false },
-            NodeInfo { name: "d/new#2", kind: OpKind::Call, depth: 0, label: "new", replicable: false },
-            NodeInfo { name: "d/new#3", kind: OpKind::Call, depth: 0, label: "new", replicable: false },
-            NodeInfo { name: "d/smap@4", kind: OpKind::SMap, depth: 0, label: "smap", replicable: false },
-            NodeInfo { name: "d/a#5", kind: OpKind::Call, depth: 1, label: "a", replicable: false },
-            NodeInfo { name: "d/b#6", kind: OpKind::Call, depth: 1, label: "b", replicable: false },
+            NodeInfo { name: "d/new#1", kind: OpKind::Call, depth: 0, label: "new", replicable: false, line: 0 },
+            NodeInfo { name: "d/new#2", kind: OpKind::Call, depth: 0, label: "new", replicable: false, line: 0 },
+            NodeInfo { name: "d/new#3", kind: OpKind::Call, depth: 0, label: "new", replicable: false, line: 0 },
+            NodeInfo { name: "d/smap@4", kind: OpKind::SMap, depth: 0, label: "smap", replicable: false, line: 0 },
+            NodeInfo { name: "d/a#5", kind: OpKind::Call, depth: 1, label: "a", replicable: false, line: 0 },
+            NodeInfo { name: "d/b#6", kind: OpKind::Call, depth: 1, label: "b", replicable: false, line: 0 },
         ],
         arcs: &[arc(0, 4), arc(1, 5), arc(3, 4), arc(4, 5)],
     };

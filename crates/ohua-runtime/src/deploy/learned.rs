@@ -337,7 +337,15 @@ mod tests {
     fn the_pace_of_runs_with_and_without_replicas_is_kept_apart() {
         static G: GraphInfo = GraphInfo {
             algorithm: "paced",
-            nodes: &[NodeInfo { name: "paced/f#1", kind: OpKind::Call, depth: 1, label: "f", replicable: true }],
+            file: "",
+            nodes: &[NodeInfo {
+                name: "paced/f#1",
+                kind: OpKind::Call,
+                depth: 1,
+                label: "f",
+                replicable: true,
+                line: 0,
+            }],
             arcs: &[],
         };
         let stats = |firings| one_call("paced/f#1", firings, Duration::from_millis(5));
@@ -364,7 +372,15 @@ mod tests {
     fn a_streaming_runs_wall_time_says_nothing_about_its_replicas() {
         static G: GraphInfo = GraphInfo {
             algorithm: "streamed",
-            nodes: &[NodeInfo { name: "streamed/f#1", kind: OpKind::Call, depth: 1, label: "f", replicable: true }],
+            file: "",
+            nodes: &[NodeInfo {
+                name: "streamed/f#1",
+                kind: OpKind::Call,
+                depth: 1,
+                label: "f",
+                replicable: true,
+                line: 0,
+            }],
             arcs: &[],
         };
         let stats = one_call("streamed/f#1", 40, Duration::from_millis(30));
@@ -381,7 +397,15 @@ mod tests {
     fn a_run_that_mostly_waited_makes_its_graph_light_until_one_measures_more() {
         static G: GraphInfo = GraphInfo {
             algorithm: "waits",
-            nodes: &[NodeInfo { name: "waits/f#1", kind: OpKind::Call, depth: 1, label: "f", replicable: true }],
+            file: "",
+            nodes: &[NodeInfo {
+                name: "waits/f#1",
+                kind: OpKind::Call,
+                depth: 1,
+                label: "f",
+                replicable: true,
+                line: 0,
+            }],
             arcs: &[],
         };
         let stats = |busy| one_call("waits/f#1", 10, busy);
@@ -410,7 +434,15 @@ mod tests {
         use crate::stats::ElasticStats;
         static G: GraphInfo = GraphInfo {
             algorithm: "short",
-            nodes: &[NodeInfo { name: "short/f#1", kind: OpKind::Call, depth: 1, label: "f", replicable: true }],
+            file: "",
+            nodes: &[NodeInfo {
+                name: "short/f#1",
+                kind: OpKind::Call,
+                depth: 1,
+                label: "f",
+                replicable: true,
+                line: 0,
+            }],
             arcs: &[],
         };
         let stats = |opened_after| {

@@ -94,7 +94,7 @@ mod tests {
     use crate::graph::{ArcInfo, GraphInfo, NodeInfo, OpKind};
 
     const fn node(name: &'static str) -> NodeInfo {
-        NodeInfo { name, kind: OpKind::Call, depth: 1, label: name, replicable: true }
+        NodeInfo { name, kind: OpKind::Call, depth: 1, label: name, replicable: true, line: 0 }
     }
 
     const fn arc(from: u32, to: u32) -> ArcInfo {
@@ -104,6 +104,7 @@ mod tests {
     /// requests → apply → (summary | status) → send: a service's loop.
     static SERVICE: GraphInfo = GraphInfo {
         algorithm: "node",
+        file: "",
         nodes: &[node("node/recv"), node("node/apply"), node("node/summary"), node("node/status"), node("node/send")],
         arcs: &[arc(0, 1), arc(1, 2), arc(1, 3), arc(2, 4), arc(3, 4)],
     };

@@ -22,9 +22,10 @@ const MARKER_ROOM: usize = 16;
 /// use ohua_runtime::graph::{GraphInfo, NodeInfo, OpKind};
 /// static G: GraphInfo = GraphInfo {
 ///     algorithm: "g",
+///     file: "",
 ///     nodes: &[
-///         NodeInfo { name: "g/a#0", kind: OpKind::Call, depth: 0, label: "a", replicable: false },
-///         NodeInfo { name: "g/b#1", kind: OpKind::Call, depth: 1, label: "b", replicable: true },
+///         NodeInfo { name: "g/a#0", kind: OpKind::Call, depth: 0, label: "a", replicable: false, line: 0 },
+///         NodeInfo { name: "g/b#1", kind: OpKind::Call, depth: 1, label: "b", replicable: true, line: 0 },
 ///     ],
 ///     arcs: &[],
 /// };

@@ -397,7 +397,7 @@ mod tests {
     }
 
     const fn node(name: &'static str, kind: OpKind, depth: u16) -> crate::graph::NodeInfo {
-        crate::graph::NodeInfo { name, kind, depth, label: name, replicable: false }
+        crate::graph::NodeInfo { name, kind, depth, label: name, replicable: false, line: 0 }
     }
 
     const fn arc(from: u32) -> crate::graph::ArcInfo {
@@ -410,6 +410,7 @@ mod tests {
     /// A loop of five calls over a collection.
     static FIVE_CALLS: GraphInfo = GraphInfo {
         algorithm: "s",
+        file: "",
         nodes: &[
             node("s/xs#arg", OpKind::Source, 0),
             node("s/smap@1", OpKind::SMap, 0),
@@ -440,6 +441,7 @@ mod tests {
     /// [`FIVE_CALLS`] with `b` and `c` stateless: one fused piece.
     static A_FUSED_PIECE: GraphInfo = GraphInfo {
         algorithm: "s",
+        file: "",
         nodes: &[
             node("s/xs#arg", OpKind::Source, 0),
             node("s/smap@1", OpKind::SMap, 0),

@@ -235,7 +235,7 @@ mod tests {
     use crate::graph::{ArcInfo, NodeInfo, OpKind};
 
     const fn node(name: &'static str, kind: OpKind, replicable: bool) -> NodeInfo {
-        NodeInfo { name, kind, depth: 1, label: name, replicable }
+        NodeInfo { name, kind, depth: 1, label: name, replicable, line: 0 }
     }
 
     const fn arc(from: u32, to: u32, feedback: bool) -> ArcInfo {
@@ -245,6 +245,7 @@ mod tests {
     /// xs → smap → heavy (stateless) → add (state) → collect.
     static MAP: GraphInfo = GraphInfo {
         algorithm: "g",
+        file: "",
         nodes: &[
             node("g/xs#arg", OpKind::Source, false),
             node("g/smap@1", OpKind::SMap, false),
@@ -279,6 +280,7 @@ mod tests {
     /// xs → smap → a → b → c (stateless, each feeding only the next) → add.
     static PIECE: GraphInfo = GraphInfo {
         algorithm: "p",
+        file: "",
         nodes: &[
             node("p/xs#arg", OpKind::Source, false),
             node("p/smap@1", OpKind::SMap, false),
@@ -354,6 +356,7 @@ mod tests {
     /// A state carried through the loop as a value: carry → step → carry.
     static CARRIED: GraphInfo = GraphInfo {
         algorithm: "c",
+        file: "",
         nodes: &[
             node("c/carry@0", OpKind::Carry, false),
             node("c/step#1", OpKind::Call, true),

@@ -317,12 +317,14 @@ mod tests {
 
         static G: GraphInfo = GraphInfo {
             algorithm: "answer",
+            file: "",
             nodes: &[NodeInfo {
                 name: "answer/result#0",
                 kind: OpKind::Sink,
                 depth: 0,
                 label: "42",
                 replicable: false,
+                line: 0,
             }],
             arcs: &[],
         };

@@ -15,11 +15,12 @@ impl GraphInfo {
     ///     ArcInfo { from, from_port: 0, to, to_port: 0, feedback }
     /// }
     /// const fn node(name: &'static str) -> NodeInfo {
-    ///     NodeInfo { name, kind: OpKind::Call, depth: 1, label: "", replicable: false }
+    ///     NodeInfo { name, kind: OpKind::Call, depth: 1, label: "", replicable: false, line: 0 }
     /// }
     /// // 0 -> 1 -> 2 -> 3, and 2 feeds back into 1.
     /// static G: GraphInfo = GraphInfo {
     ///     algorithm: "g",
+    ///     file: "",
     ///     nodes: &[node("g/a"), node("g/head"), node("g/body"), node("g/out")],
     ///     arcs: &[arc(0, 1, false), arc(1, 2, false), arc(2, 3, false), arc(2, 1, true)],
     /// };

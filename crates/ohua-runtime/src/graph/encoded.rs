@@ -9,11 +9,14 @@
 //! The format (written by `ohua-compiler`'s `codegen/info.rs`), records
 //! separated by `\n`:
 //!
-//! * the algorithm's name;
+//! * the algorithm's name, then, after a space, the file it is in
+//!   ([`GraphInfo::file`]; last, so it may hold spaces; absent if unknown);
 //! * one record per node, in id order: `name kind depth label`, separated
 //!   by single spaces (the label, last, may hold spaces). A name starting
 //!   with `/` is relative to the algorithm: `/f#3` is `algo/f#3`. A depth
 //!   followed by `r` (`1r`) marks a replicable node ([`NodeInfo::replicable`]);
+//!   then `@` and a number (`1r@42`, `0@7`) is the node's line
+//!   ([`NodeInfo::line`]; absent if unknown);
 //! * one record with every arc, in id order: ` from.port>to.port`, with a
 //!   `~` after a feedback arc.
 
@@ -26,9 +29,10 @@ use crate::sync::process::OnceLock;
 ///
 /// ```
 /// use ohua_runtime::graph::EncodedGraph;
-/// static G: EncodedGraph = EncodedGraph::new("demo\n/x#arg source 0 x\n/result sink 0 \n 0.0>1.0");
+/// static G: EncodedGraph = EncodedGraph::new("demo src/main.rs\n/x#arg source 0@3 x\n/result sink 0 \n 0.0>1.0");
 /// let g = G.get();
 /// assert_eq!((g.algorithm, g.nodes.len(), g.arcs.len()), ("demo", 2, 1));
+/// assert_eq!((g.file, g.nodes[0].line, g.nodes[1].line), ("src/main.rs", 3, 0));
 /// assert_eq!(g.nodes[0].name, "demo/x#arg");
 /// assert!(std::ptr::eq(g, G.get()), "decoded once");
 /// ```
@@ -60,13 +64,14 @@ fn decode(spec: &'static str) -> GraphInfo {
     let bad = |what: &str| -> ! { panic!("ohua internal error: malformed graph description ({what}): {spec:?}") };
     let mut records: Vec<&'static str> = spec.split('\n').collect();
     let (Some(arcs), true) = (records.pop(), !records.is_empty()) else { bad("too few records") };
-    let algorithm = records[0];
+    let (algorithm, file) = records[0].split_once(' ').unwrap_or((records[0], ""));
     let nodes: Vec<NodeInfo> = records[1..].iter().map(|r| node(algorithm, r).unwrap_or_else(|| bad(r))).collect();
     let arcs: Vec<ArcInfo> = arcs.split_whitespace().map(|a| arc(a).unwrap_or_else(|| bad(a))).collect();
-    GraphInfo { algorithm, nodes: Box::leak(nodes.into_boxed_slice()), arcs: Box::leak(arcs.into_boxed_slice()) }
+    let (nodes, arcs) = (Box::leak(nodes.into_boxed_slice()), Box::leak(arcs.into_boxed_slice()));
+    GraphInfo { algorithm, file, nodes, arcs }
 }
 
-/// `name kind depth label`.
+/// `name kind depth label`, the depth as `2`, `2r`, `2@7` or `2r@7`.
 fn node(algorithm: &str, record: &'static str) -> Option<NodeInfo> {
     let mut fields = record.splitn(4, ' ');
     let (name, kind, depth, label) = (fields.next()?, fields.next()?, fields.next()?, fields.next()?);
@@ -74,11 +79,15 @@ fn node(algorithm: &str, record: &'static str) -> Option<NodeInfo> {
         Some(rest) => Box::leak(format!("{algorithm}/{rest}").into_boxed_str()),
         None => name,
     };
+    let (depth, line) = match depth.split_once('@') {
+        Some((d, line)) => (d, line.parse().ok()?),
+        None => (depth, 0),
+    };
     let (depth, replicable) = match depth.strip_suffix('r') {
         Some(d) => (d, true),
         None => (depth, false),
     };
-    Some(NodeInfo { name, kind: OpKind::from_name(kind)?, depth: depth.parse().ok()?, label, replicable })
+    Some(NodeInfo { name, kind: OpKind::from_name(kind)?, depth: depth.parse().ok()?, label, replicable, line })
 }
 
 /// `from.port>to.port`, `~` at the end for feedback.
@@ -110,6 +119,24 @@ mod tests {
         assert_eq!(g.nodes[1].name, "h/k#2");
         let a = &g.arcs[0];
         assert_eq!((a.from, a.from_port, a.to, a.to_port, a.feedback), (0, 1, 1, 0, true));
+    }
+
+    #[test]
+    fn file_and_lines_are_read_where_present() {
+        static G: EncodedGraph =
+            EncodedGraph::new("g src/my alg.rs\n/a#1 call 1r@42 a (x)\n/b#2 call 0@7 b\n/c#3 call 2 c\n");
+        let g = G.get();
+        assert_eq!((g.algorithm, g.file), ("g", "src/my alg.rs"), "the file may hold spaces");
+        let lines: Vec<_> = g.nodes.iter().map(|n| (n.depth, n.replicable, n.line, n.label)).collect();
+        assert_eq!(lines, [(1, true, 42, "a (x)"), (0, false, 7, "b"), (2, false, 0, "c")]);
+        static NONE: EncodedGraph = EncodedGraph::new("h\n/a#1 call 0 a\n");
+        assert_eq!((NONE.get().algorithm, NONE.get().file, NONE.get().nodes[0].line), ("h", "", 0), "unknown");
+    }
+
+    #[test]
+    #[should_panic(expected = "malformed graph description")]
+    fn a_malformed_line_is_an_internal_error() {
+        decode("g\n/f#1 call 0@x f\n");
     }
 
     #[test]

@@ -536,11 +536,12 @@ mod tests {
     /// `x -> a -> b -> result`: two calls, fused when in one section.
     static G: GraphInfo = GraphInfo {
         algorithm: "two_links",
+        file: "",
         nodes: &[
-            NodeInfo { name: "two_links/x#arg", kind: OpKind::Source, depth: 0, label: "x", replicable: false },
-            NodeInfo { name: "two_links/a#1", kind: OpKind::Call, depth: 0, label: "a", replicable: false },
-            NodeInfo { name: "two_links/b#2", kind: OpKind::Call, depth: 0, label: "b", replicable: false },
-            NodeInfo { name: "two_links/result", kind: OpKind::Sink, depth: 0, label: "", replicable: false },
+            NodeInfo { name: "two_links/x#arg", kind: OpKind::Source, depth: 0, label: "x", replicable: false, line: 0 },
+            NodeInfo { name: "two_links/a#1", kind: OpKind::Call, depth: 0, label: "a", replicable: false, line: 0 },
+            NodeInfo { name: "two_links/b#2", kind: OpKind::Call, depth: 0, label: "b", replicable: false, line: 0 },
+            NodeInfo { name: "two_links/result", kind: OpKind::Sink, depth: 0, label: "", replicable: false, line: 0 },
         ],
         arcs: &[
             ArcInfo { from: 0, from_port: 0, to: 1, to_port: 0, feedback: false },

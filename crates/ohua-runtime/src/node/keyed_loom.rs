@@ -157,8 +157,9 @@ static NODES: [crate::graph::NodeInfo; 1] = [crate::graph::NodeInfo {
     depth: 1,
     label: "calls.record(e)",
     replicable: true,
+    line: 0,
 }];
-static GRAPH: crate::graph::GraphInfo = crate::graph::GraphInfo { algorithm: "m", nodes: &NODES, arcs: &[] };
+static GRAPH: crate::graph::GraphInfo = crate::graph::GraphInfo { algorithm: "m", file: "", nodes: &NODES, arcs: &[] };
 
 /// How the move of a model is made.
 enum Move {

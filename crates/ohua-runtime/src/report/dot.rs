@@ -21,9 +21,10 @@ use crate::graph::GraphInfo;
 /// use ohua::{to_dot, ArcInfo, GraphInfo, NodeInfo, OpKind};
 /// static G: GraphInfo = GraphInfo {
 ///     algorithm: "demo",
+///     file: "",
 ///     nodes: &[
-///         NodeInfo { name: "demo/input#0", kind: OpKind::Source, depth: 0, label: "x", replicable: false },
-///         NodeInfo { name: "demo/result#1", kind: OpKind::Sink, depth: 0, label: "\"y\"", replicable: false },
+///         NodeInfo { name: "demo/input#0", kind: OpKind::Source, depth: 0, label: "x", replicable: false, line: 0 },
+///         NodeInfo { name: "demo/result#1", kind: OpKind::Sink, depth: 0, label: "\"y\"", replicable: false, line: 0 },
 ///     ],
 ///     arcs: &[ArcInfo { from: 0, from_port: 0, to: 1, to_port: 0, feedback: false }],
 /// };

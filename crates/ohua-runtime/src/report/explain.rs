@@ -21,12 +21,13 @@ impl RunReport {
     /// # use ohua_runtime::{graph::{GraphInfo, NodeInfo, ArcInfo, OpKind}, report::{IoSite, RunReport}, deploy::Plan};
     /// static G: GraphInfo = GraphInfo {
     ///     algorithm: "a",
+    ///     file: "",
     ///     nodes: &[
-    ///         NodeInfo { name: "a/submit#1", kind: OpKind::Call, depth: 0, label: ":: ohua :: __private :: io :: submit (& db , 1)", replicable: false },
-    ///         NodeInfo { name: "a/__ohua_await#2", kind: OpKind::Await, depth: 0, label: "await", replicable: false },
-    ///         NodeInfo { name: "a/next#3", kind: OpKind::Call, depth: 0, label: "next (x)", replicable: false },
-    ///         NodeInfo { name: "a/submit#4", kind: OpKind::Call, depth: 0, label: ":: ohua :: __private :: io :: submit (& db , y)", replicable: false },
-    ///         NodeInfo { name: "a/__ohua_await#5", kind: OpKind::Await, depth: 0, label: "await", replicable: false },
+    ///         NodeInfo { name: "a/submit#1", kind: OpKind::Call, depth: 0, label: ":: ohua :: __private :: io :: submit (& db , 1)", replicable: false, line: 0 },
+    ///         NodeInfo { name: "a/__ohua_await#2", kind: OpKind::Await, depth: 0, label: "await", replicable: false, line: 0 },
+    ///         NodeInfo { name: "a/next#3", kind: OpKind::Call, depth: 0, label: "next (x)", replicable: false, line: 0 },
+    ///         NodeInfo { name: "a/submit#4", kind: OpKind::Call, depth: 0, label: ":: ohua :: __private :: io :: submit (& db , y)", replicable: false, line: 0 },
+    ///         NodeInfo { name: "a/__ohua_await#5", kind: OpKind::Await, depth: 0, label: "await", replicable: false, line: 0 },
     ///     ],
     ///     arcs: &[
     ///         ArcInfo { from: 0, from_port: 0, to: 1, to_port: 0, feedback: false },

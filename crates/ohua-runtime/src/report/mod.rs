@@ -61,7 +61,8 @@ pub fn fences_are_asymmetric() -> bool {
 /// # use ohua_runtime::graph::{GraphInfo, NodeInfo, OpKind};
 /// static G: GraphInfo = GraphInfo {
 ///     algorithm: "demo",
-///     nodes: &[NodeInfo { name: "demo/f#0", kind: OpKind::Call, depth: 0, label: "f (x)", replicable: false }],
+///     file: "",
+///     nodes: &[NodeInfo { name: "demo/f#0", kind: OpKind::Call, depth: 0, label: "f (x)", replicable: false, line: 0 }],
 ///     arcs: &[],
 /// };
 /// let r = RunReport {

@@ -129,7 +129,7 @@ mod tests {
     use crate::report::NodeStats;
 
     const fn node(name: &'static str, replicable: bool) -> NodeInfo {
-        NodeInfo { name, kind: OpKind::Call, depth: 1, label: name, replicable }
+        NodeInfo { name, kind: OpKind::Call, depth: 1, label: name, replicable, line: 0 }
     }
 
     const fn arc(from: u32, to: u32, feedback: bool) -> ArcInfo {
@@ -175,6 +175,7 @@ mod tests {
     /// update (state, in order) → verify (a read on a snapshot) → deliver.
     static MULTICAST: GraphInfo = GraphInfo {
         algorithm: "m",
+        file: "",
         nodes: &[node("m/update#1", false), node("m/verify#2.read", true), node("m/deliver#3", false)],
         arcs: &[arc(0, 1, false), arc(1, 2, false)],
     };
@@ -195,6 +196,7 @@ mod tests {
     /// replicable read off the cycle.
     static CARRIED: GraphInfo = GraphInfo {
         algorithm: "c",
+        file: "",
         nodes: &[
             node("c/apply#1", false),
             node("c/step#2", false),

@@ -186,7 +186,7 @@ mod tests {
 
     #[test]
     fn rows_are_sorted_by_busy_time_and_aligned() {
-        static G: crate::graph::GraphInfo = crate::graph::GraphInfo { algorithm: "t", nodes: &[], arcs: &[] };
+        static G: crate::graph::GraphInfo = crate::graph::GraphInfo { algorithm: "t", file: "", nodes: &[], arcs: &[] };
         let r = RunReport {
             graph: &G,
             section_stats: vec![],
@@ -216,7 +216,7 @@ mod tests {
 
     /// A report of a 100 ms run of `nodes` on two sections.
     fn two_sections(nodes: Vec<NodeStats>) -> RunReport {
-        static G: crate::graph::GraphInfo = crate::graph::GraphInfo { algorithm: "t", nodes: &[], arcs: &[] };
+        static G: crate::graph::GraphInfo = crate::graph::GraphInfo { algorithm: "t", file: "", nodes: &[], arcs: &[] };
         RunReport {
             graph: &G,
             section_stats: vec![],

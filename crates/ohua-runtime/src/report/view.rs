@@ -34,6 +34,8 @@ impl RunReport {
                     name: n.name.to_string(),
                     kind: n.kind.to_string(),
                     label: info.map_or_else(String::new, |i| i.label.to_string()),
+                    // 0: the compiler did not know it.
+                    line: info.map(|i| i.line).filter(|&l| l > 0),
                     depth: info.map_or(0, |i| i.depth),
                     section: n.section,
                     replicas: self.plan.replicas.get(id).copied().unwrap_or(1).max(n.replicas.len()).max(1),
@@ -60,6 +62,7 @@ impl RunReport {
             .collect();
         RunView {
             algorithm: self.algorithm.to_string(),
+            file: Some(self.graph.file).filter(|f| !f.is_empty()).map(str::to_string),
             running: false,
             calls: 1,
             wall_ms: wall_s * 1e3,

@@ -109,20 +109,28 @@ fn a_first_run_regroups_its_sections_by_their_measured_busy_time() {
     use crate::port::{In, Out};
 
     const fn stage(name: &'static str) -> NodeInfo {
-        NodeInfo { name, kind: OpKind::Call, depth: 1, label: name, replicable: false }
+        NodeInfo { name, kind: OpKind::Call, depth: 1, label: name, replicable: false, line: 0 }
     }
     const fn arc(from: u32, to: u32) -> ArcInfo {
         ArcInfo { from, from_port: 0, to, to_port: 0, feedback: false }
     }
     static SKEWED: GraphInfo = GraphInfo {
         algorithm: "skewed",
+        file: "",
         nodes: &[
-            NodeInfo { name: "skewed/xs#0", kind: OpKind::Source, depth: 0, label: "xs", replicable: false },
+            NodeInfo { name: "skewed/xs#0", kind: OpKind::Source, depth: 0, label: "xs", replicable: false, line: 0 },
             stage("skewed/heavy#1"),
             stage("skewed/heavy#2"),
             stage("skewed/light#3"),
             stage("skewed/light#4"),
-            NodeInfo { name: "skewed/result", kind: OpKind::Sink, depth: 0, label: "result", replicable: false },
+            NodeInfo {
+                name: "skewed/result",
+                kind: OpKind::Sink,
+                depth: 0,
+                label: "result",
+                replicable: false,
+                line: 0,
+            },
         ],
         arcs: &[arc(0, 1), arc(1, 2), arc(2, 3), arc(3, 4), arc(4, 5)],
     };

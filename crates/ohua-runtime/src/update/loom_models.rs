@@ -17,10 +17,10 @@ use crate::update::{current, Action, Changes, Control, FnSlot, Outcome, Replacem
 use loom::thread;
 
 static NODES: [NodeInfo; 2] = [
-    NodeInfo { name: "m/scale#1", kind: OpKind::Call, depth: 1, label: "scale(x)", replicable: false },
-    NodeInfo { name: "m/join#2", kind: OpKind::Call, depth: 1, label: "x + y", replicable: false },
+    NodeInfo { name: "m/scale#1", kind: OpKind::Call, depth: 1, label: "scale(x)", replicable: false, line: 0 },
+    NodeInfo { name: "m/join#2", kind: OpKind::Call, depth: 1, label: "x + y", replicable: false, line: 0 },
 ];
-static GRAPH: GraphInfo = GraphInfo { algorithm: "m", nodes: &NODES, arcs: &[] };
+static GRAPH: GraphInfo = GraphInfo { algorithm: "m", file: "", nodes: &NODES, arcs: &[] };
 
 static SCALE: FnSlot<fn(u32) -> u32> = FnSlot::new("scale");
 

@@ -10,11 +10,19 @@ include!("shapes.rs");
 /// A loop shape with a feedback arc (for planning and DOT; never run).
 pub static LOOPY: GraphInfo = GraphInfo {
     algorithm: "loopy",
+    file: "",
     nodes: &[
-        NodeInfo { name: "loopy/input#0", kind: OpKind::Source, depth: 0, label: "xs", replicable: false },
-        NodeInfo { name: "loopy/carry#1", kind: OpKind::Carry, depth: 0, label: "acc", replicable: false },
-        NodeInfo { name: "loopy/add#2", kind: OpKind::Call, depth: 1, label: "acc.add(\"x\")", replicable: false },
-        NodeInfo { name: "loopy/result#3", kind: OpKind::Sink, depth: 0, label: "acc", replicable: false },
+        NodeInfo { name: "loopy/input#0", kind: OpKind::Source, depth: 0, label: "xs", replicable: false, line: 0 },
+        NodeInfo { name: "loopy/carry#1", kind: OpKind::Carry, depth: 0, label: "acc", replicable: false, line: 0 },
+        NodeInfo {
+            name: "loopy/add#2",
+            kind: OpKind::Call,
+            depth: 1,
+            label: "acc.add(\"x\")",
+            replicable: false,
+            line: 0,
+        },
+        NodeInfo { name: "loopy/result#3", kind: OpKind::Sink, depth: 0, label: "acc", replicable: false, line: 0 },
     ],
     arcs: &[
         arc(0, 1),

@@ -6,7 +6,7 @@
 // (`deploy/learned.rs`) never reaches another.
 
 const fn node(name: &'static str, kind: OpKind) -> NodeInfo {
-    NodeInfo { name, kind, depth: 0, label: name, replicable: false }
+    NodeInfo { name, kind, depth: 0, label: name, replicable: false, line: 0 }
 }
 
 const fn arc(from: u32, to: u32) -> ArcInfo {
@@ -16,6 +16,7 @@ const fn arc(from: u32, to: u32) -> ArcInfo {
 /// count → inc → inc → inc → sink.
 pub static PIPE: GraphInfo = GraphInfo {
     algorithm: "pipe",
+    file: "",
     nodes: &[
         node("pipe/count#0", OpKind::Source),
         node("pipe/inc#1", OpKind::Call),
@@ -30,6 +31,7 @@ pub static PIPE: GraphInfo = GraphInfo {
 /// `count_b → inc_b → sink_b`.
 pub static INDEP: GraphInfo = GraphInfo {
     algorithm: "indep",
+    file: "",
     nodes: &[
         node("indep/count_a#0", OpKind::Source),
         node("indep/gate#1", OpKind::Call),

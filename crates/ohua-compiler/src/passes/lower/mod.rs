@@ -42,6 +42,7 @@ pub fn lower(ir: &Ir) -> Result<Graph> {
         switched: HashMap::new(),
         uses: count_uses(ir),
         next_synthetic: ir.vars.len() as u32,
+        line: 0,
     };
     for p in &ir.params {
         let ident = ir.vars[p.0 as usize].ident.clone();
@@ -50,13 +51,15 @@ pub fn lower(ir: &Ir) -> Result<Graph> {
             0,
             Source { ident: ident.clone() }.into(),
             ident.to_string(),
+            // The parameter's identifier keeps its span in the signature.
+            line_of(ident.span()),
         ));
         l.def.insert(*p, (0, (n, 0)));
     }
     l.region(&ir.body, 0);
     let result = ir.body.yields[0];
     let src = l.data(result, 0);
-    let sink = l.add(Node::new(format!("{}/result", ir.name), 0, Sink.into(), "result".into()));
+    let sink = l.add(Node::new(format!("{}/result", ir.name), 0, Sink.into(), "result".into(), 0));
     l.connect(src, (sink, 0), false);
     Ok(l.g)
 }
@@ -80,12 +83,27 @@ pub(crate) struct Lower<'a> {
     uses: HashMap<VarId, usize>,
     /// Next id for values the lowering itself introduces (packed tuples).
     next_synthetic: u32,
+    /// Line of the `if`/`match`/loop being lowered (0 at the top level):
+    /// the line of the control and glue nodes lowering adds for it, which
+    /// have no source code of their own.
+    line: u32,
 }
 
 impl Node {
-    fn new(name: String, depth: u16, kind: Kind, label: String) -> Self {
-        Node { name, depth, kind, label }
+    fn new(name: String, depth: u16, kind: Kind, label: String, line: u32) -> Self {
+        Node { name, depth, kind, label, line }
     }
+}
+
+/// The 1-based line `span` starts on, 0 if unknown: proc-macro2 reports 0
+/// where the compiler gives macros no locations (before Rust 1.88).
+fn line_of(span: proc_macro2::Span) -> u32 {
+    // Outside a macro (the compiler's tests, the CLI) a span `quote!` made
+    // has no source: proc-macro2 puts it on line 1 of `<unspecified>`.
+    if span.file() == "<unspecified>" {
+        return 0;
+    }
+    u32::try_from(span.start().line).unwrap_or(0)
 }
 
 impl Lower<'_> {
@@ -99,7 +117,8 @@ impl Lower<'_> {
     fn control(&mut self, ctx: CtxId, kind: impl Into<Kind>) -> NodeId {
         let (id, kind) = (self.g.nodes.len(), kind.into());
         let what = kind.op().name();
-        self.add(Node::new(format!("{}/{what}@{id}", self.ir.name), self.ctxs[ctx].depth, kind, what.into()))
+        let (name, depth) = (format!("{}/{what}@{id}", self.ir.name), self.ctxs[ctx].depth);
+        self.add(Node::new(name, depth, kind, what.into(), self.line))
     }
 
     fn connect(&mut self, from: Src, to: (NodeId, usize), feedback: bool) {
@@ -118,8 +137,19 @@ impl Lower<'_> {
     }
 
     fn op(&mut self, op: &Op, ctx: CtxId) {
+        // Nodes lowered for a construct get its line; a nested one sets its
+        // own and the outer one's comes back for the nodes after it.
+        let outer = self.line;
+        if let Op::Branch { span, .. } | Op::For { span, .. } | Op::Loop { span, .. } = op {
+            self.line = line_of(*span);
+        }
+        self.construct(op, ctx);
+        self.line = outer;
+    }
+
+    fn construct(&mut self, op: &Op, ctx: CtxId) {
         match op {
-            Op::Node(n) => self.call(n, ctx),
+            Op::Node(n) => self.call(n, ctx, line_of(n.span)),
             Op::Branch { sel, arms, outs, .. } => self.branch(*sel, arms, outs, ctx),
             Op::For { coll, elem, carried, collect, body, .. } => self.for_loop(
                 *coll,
@@ -134,8 +164,9 @@ impl Lower<'_> {
         }
     }
 
-    /// A code node: route every input, decide data vs sticky, wire outputs.
-    fn call(&mut self, n: &NodeOp, ctx: CtxId) {
+    /// A code node on `line`: route every input, decide data vs sticky,
+    /// wire outputs.
+    fn call(&mut self, n: &NodeOp, ctx: CtxId, line: u32) {
         let generated = !matches!(
             n.code,
             Code::Let { .. } | Code::Assign { .. } | Code::IfSelector(_) | Code::MatchDispatch { .. }
@@ -165,7 +196,7 @@ impl Lower<'_> {
         // Allocate the node only now, after routing created any switch it
         // reads from: code generation emits nodes in id order, producers first.
         // Its kind (`Tick` for now) is set at the end, when its ports are known.
-        let id = self.add(Node::new(n.name.clone(), self.ctxs[ctx].depth, Tick.into(), label(n)));
+        let id = self.add(Node::new(n.name.clone(), self.ctxs[ctx].depth, Tick.into(), label(n), line));
         let mut returns: Vec<syn::Ident> =
             n.outputs
                 .iter()
@@ -227,7 +258,8 @@ impl Lower<'_> {
             outputs,
             span: proc_macro2::Span::call_site(),
         };
-        self.call(&n, ctx);
+        // Generated code has no line of its own: the construct's.
+        self.call(&n, ctx, self.line);
     }
 
     /// A value that does not exist in the IR (a packed tuple).

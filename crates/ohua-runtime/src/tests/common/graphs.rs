@@ -19,6 +19,7 @@ include!("../../../tests/common/shapes.rs");
 /// Same shape as [`PIPE`]; its middle stage is where tests inject panics.
 pub static BOOM: GraphInfo = GraphInfo {
     algorithm: "boom",
+    file: "",
     nodes: &[
         node("boom/count#0", OpKind::Source),
         node("boom/inc#1", OpKind::Call),
