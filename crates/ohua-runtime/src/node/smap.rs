@@ -487,7 +487,9 @@ impl Service {
                 Action::Handover(h) => Some(h.clone()),
                 _ => None,
             };
-            if let Some(x) = held.take_if(|_| handover.is_some()) {
+            // A probe measures the item before it: let the held one in first.
+            let after_item = handover.is_some() || matches!(marker.action(), Action::Probe);
+            if let Some(x) = held.take_if(|_| after_item) {
                 // The marker follows when there is room again (a section
                 // waiting for room is woken only once an output is full).
                 elements.send(x);
