@@ -61,8 +61,8 @@ port=$(free_port)
 url="http://127.0.0.1:$port"
 OHUA_VIEW_SAVE="$saved" "$bin/live_view" --view "127.0.0.1:$port" --seconds 12 --update-after 2 >"$log" 2>&1 &
 pids+=($!)
-wait_json "$url" "any(r['algorithm'] == 'classifier' and any(e['kind'] == 'update' for e in r['events']) and len(r['series']['t_s']) >= 2 for r in v['runs'])" \
-    || { cat "$log"; fail "the process's view never showed the service's update and two throughput samples"; }
+wait_json "$url" "any(r['algorithm'] == 'classifier' and any(e['kind'] == 'update' for e in r['events']) and len(r['series']['t_s']) >= 2 and any(p is not None for p in r['series']['p50_ms']) for r in v['runs'])" \
+    || { cat "$log"; fail "the process's view never showed the service's update, two throughput samples and a latency probe"; }
 ops=$(json "$url" "[r for r in v['runs'] if r['algorithm'] == 'classifier'][0]['operators'].__len__()")
 sections=$(json "$url" "[r for r in v['runs'] if r['algorithm'] == 'classifier'][0]['sections']")
 dom=$(chrome --dump-dom "$url/#classifier")
@@ -77,7 +77,16 @@ points=$(attr "$dom" data-points 'svg id="plot-throughput"')
 events=$(attr "$dom" data-events 'svg id="plot-throughput"')
 [ "${events:-0}" -ge 1 ] || fail "the update is not on the time axis"
 grep -q 'class="event update"' <<<"$dom" || fail "the update is not in the list of events"
-echo "view check: the running service's page: $ops operators in $sections sections, $points throughput points, $events event(s) on the time axis"
+probes=$(attr "$dom" data-points 'svg id="plot-latency"')
+[ "${probes:-0}" -ge 1 ] || fail "the running service's latency plot has no points"
+# The operator the fragment selects: its file and line in the source, and
+# its input queue's fill.
+op=$(json "$url" "[o for o in [r for r in v['runs'] if r['algorithm'] == 'classifier'][0]['operators'] if o['kind'] == 'call' and o['line'] and o['queue_fill'] is not None][0]['id']")
+line=$(json "$url" "[r for r in v['runs'] if r['algorithm'] == 'classifier'][0]['operators'][$op]['line']")
+dom=$(chrome --dump-dom "$url/#classifier/$op")
+grep -q "<span id=\"where\">[^<]*live_view.rs:$line<" <<<"$dom" || fail "operator $op's details do not name live_view.rs:$line"
+grep -q "queue fill</dt><dd>[0-9]* %" <<<"$dom" || fail "operator $op's details show no queue fill"
+echo "view check: the running service's page: $ops operators in $sections sections, $points throughput and $probes latency points, $events event(s) on the time axis, operator $op at live_view.rs:$line"
 # The batch algorithm: latency points from its many calls.
 dom=$(chrome --dump-dom "$url/#checksums")
 latency=$(attr "$dom" data-points 'svg id="plot-latency"')

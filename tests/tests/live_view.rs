@@ -266,6 +266,70 @@ fn a_running_service_plots_the_latency_of_its_requests_and_its_report_lists_no_p
     assert!(done.events.is_empty(), "probes are not the service's markers: {:?}", done.events);
 }
 
+/// Items until told to stop; counts what it gave.
+struct Ticker {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    given: std::sync::Arc<std::sync::atomic::AtomicU64>,
+}
+
+impl Iterator for Ticker {
+    type Item = u64;
+    fn next(&mut self) -> Option<u64> {
+        use std::sync::atomic::Ordering::Relaxed;
+        (!self.stop.load(Relaxed)).then(|| self.given.fetch_add(1, Relaxed))
+    }
+}
+
+fn spin(x: u64) -> u64 {
+    (0..200).fold(x, |h, _| h.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407))
+}
+
+#[derive(Default)]
+struct Mix(u64);
+impl Mix {
+    fn add(&mut self, x: u64) {
+        self.0 = self.0.rotate_left(5) ^ x;
+    }
+    fn get(&self) -> u64 {
+        self.0
+    }
+}
+
+#[ohua::algorithm]
+fn busy_mix(xs: Ticker) -> u64 {
+    let mut mix = Mix::default();
+    for x in xs {
+        let h = spin(x);
+        mix.add(h);
+    }
+    mix.get()
+}
+
+#[test]
+fn a_section_that_never_parks_still_shows_its_counts_while_it_runs() {
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+    let addr = ohua::view::serve("127.0.0.1:0").unwrap();
+    let (stop, given) = (std::sync::Arc::new(AtomicBool::new(false)), std::sync::Arc::new(AtomicU64::new(0)));
+    let xs = Ticker { stop: stop.clone(), given: given.clone() };
+    // One section, on the calling thread: its source never blocks, so it
+    // never parks until the source ends.
+    let single = ohua::Deployment::default().sections(ohua::deploy::SectionStrategy::Single);
+    let call = std::thread::spawn(move || ohua::with_deployment(single, || busy_mix(xs)));
+    let first = wait_for(addr, "busy_mix", "counts while it runs", |r| {
+        r.running && r.operators.iter().any(|o| o.name.contains("/spin#") && o.firings > 0)
+    });
+    let later = wait_for(addr, "busy_mix", "counts that grow", |r| {
+        let spun = |r: &RunView| r.operators.iter().find(|o| o.name.contains("/spin#")).map_or(0, |o| o.firings);
+        r.running && spun(r) > spun(&first)
+    });
+    assert!(later.operators.iter().all(|o| o.firings <= given.load(Relaxed) + 1));
+    stop.store(true, Relaxed);
+    let got = call.join().unwrap();
+    let mut mix = Mix::default();
+    (0..given.load(Relaxed)).for_each(|x| mix.add(spin(x)));
+    assert_eq!(got, mix.get(), "as sequential execution over the items the source gave");
+}
+
 /// A stage that waits for a token per item: the test holds the tokens
 /// back so the arc into it fills up.
 struct Gate {

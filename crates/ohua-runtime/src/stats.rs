@@ -183,6 +183,26 @@ pub struct NodeStats {
     pub decisions: Vec<ScalingDecision>,
 }
 
+impl NodeStats {
+    /// Operator `name` of kind `kind` in section `section` before it did
+    /// anything: where a run's statistics start (`exec/observe.rs`, the
+    /// live view's running runs).
+    pub(crate) fn idle(name: &'static str, kind: &'static str, section: usize) -> Self {
+        NodeStats {
+            name,
+            kind,
+            section,
+            firings: 0,
+            steps: 0,
+            busy: Duration::ZERO,
+            fused_into: None,
+            replicas: Vec::new(),
+            elastic: None,
+            decisions: Vec::new(),
+        }
+    }
+}
+
 /// Most [`ScalingDecision`]s an operator keeps per run.
 pub const MAX_DECISIONS: usize = 256;
 

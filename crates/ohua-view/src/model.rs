@@ -112,8 +112,9 @@ pub struct Operator {
     pub busy_pct: f64,
     /// Firings per second of wall time.
     pub items_per_s: f64,
-    /// How full its input arcs were when last looked at, 0.0 to 1.0
-    /// (back-pressure); `None` where not measured.
+    /// How full its fullest input arc is, 0.0 to 1.0 (back-pressure),
+    /// read while the run goes on; `None` for a finished run and for an
+    /// operator without an arc of its own (a source, a fused link).
     pub queue_fill: Option<f64>,
 }
 
@@ -192,9 +193,10 @@ pub struct Series {
     pub items_per_s: Vec<f64>,
     /// Runs (calls) finished in the window.
     pub runs: Vec<u64>,
-    /// Median latency of the runs finished in the window, in ms.
+    /// Median latency of the runs finished in the window, in ms; for a
+    /// running service, of the requests its latency probes timed.
     pub p50_ms: Vec<Option<f64>>,
-    /// 99th percentile latency of those runs, in ms.
+    /// 99th percentile latency of those runs (or probes), in ms.
     pub p99_ms: Vec<Option<f64>>,
 }
 

@@ -3,18 +3,21 @@
 //! against the microseconds a park and wake-up take). Only in a run that
 //! started while a view was on.
 //!
-//! Not while busy: every check on the driver's busy path that was tried
-//! (a pass counter, a look at the clock every 256 passes) cost `chain`'s
+//! And when the view asks (a few times a second): a section whose driver
+//! never parks would otherwise show nothing until the run ends. Not by a
+//! check of its own on the driver's busy path: every one tried (a pass
+//! counter, a look at the clock every 256 passes) cost `chain`'s
 //! one-section case 35-50 % with the view off (BENCHMARKS.md, "Live
-//! view"). A section that never parks shows its counts when it does, or
-//! when the run ends.
+//! view"). The request is a count added to the run's abort word
+//! ([`RunShared::signal`]), which the driver loads once per pass anyway:
+//! it compares the word with the value it saw last instead of with zero.
 
 use super::builder::Role;
 use super::section::Section;
 use super::shared::RunShared;
 use super::timing::StepClock;
 use crate::deploy::Plan;
-use crate::live::counts::LiveCounts;
+use crate::live::counts::{AskToPublish, LiveCounts};
 use crate::sync::Ordering;
 
 /// Where the tasks of `sections` publish: per task, the operator whose
@@ -27,6 +30,12 @@ pub(super) fn live_counts(sections: &[Section<'_>], plan: &Plan, nodes: usize) -
         Role::Merge => None,
     };
     LiveCounts::new(nodes, sections.iter().map(|s| s.tasks.iter().map(|t| counted(t.id, t.role)).collect()).collect())
+}
+
+impl AskToPublish for RunShared {
+    fn ask_to_publish(&self) {
+        RunShared::ask_to_publish(self);
+    }
 }
 
 impl<'a> Section<'a> {

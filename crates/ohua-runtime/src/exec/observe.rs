@@ -39,14 +39,7 @@ pub(crate) fn make_report(
         .iter()
         .enumerate()
         .map(|(id, n)| NodeStats {
-            name: n.name,
-            kind: n.kind.as_str(),
-            section: plan.section_of[id],
-            firings: 0,
-            steps: 0,
-            busy: Duration::ZERO,
             fused_into: fused.into[id].map(|head| graph.nodes[head].name),
-            replicas: Vec::new(),
             decisions: elastic.get(id).and_then(Option::as_ref).map_or_else(Vec::new, Elastic::decisions),
             elastic: elastic.get(id).and_then(Option::as_ref).map(|e| {
                 let (opened_after, ns_per_item) = e.decision();
@@ -56,6 +49,7 @@ pub(crate) fn make_report(
                 let regroups = e.regroups();
                 ElasticStats { opened_after, ns_per_item, follows_load, resizes, most_open, open_lane_ms, regroups }
             }),
+            ..NodeStats::idle(n.name, n.kind.as_str(), plan.section_of[id])
         })
         .collect();
     // The policy in force at the end: a service may have replaced the

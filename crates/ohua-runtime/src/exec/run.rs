@@ -161,8 +161,9 @@ impl<'a> Prepared<'a> {
             shared.set_live(v.counts.clone());
         }
         // SAFETY: dropped at the end of this function at the latest, while
-        // the arcs' items may still borrow what the run borrows.
-        let _queues = viewed.as_ref().map(|v| unsafe { v.counts.watch_queues(gauges) });
+        // the arcs' items may still borrow what the run borrows, and before
+        // `shared` (declared earlier).
+        let _watch = viewed.as_ref().map(|v| unsafe { v.counts.watch(gauges, &shared) });
         let counters = run_sections(graph, &sections, &shared, &opts);
         drop(sections);
         if let Some(control) = &control {

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 pub(crate) use super::builder::Role;
 use super::hosting::{Hosted, Recutting};
 use super::rescue::{still_driver, tag, Beat};
-use super::shared::{Failure, RunShared};
+use super::shared::{Failure, RunShared, ABORTED};
 pub(crate) use super::timing::Counters;
 use super::timing::{Sampler, StepClock};
 use crate::graph::GraphInfo;
@@ -209,9 +209,17 @@ impl<'a> Section<'a> {
         let mut idle_since: Option<Instant> = None;
         let mut seq = 0;
         let mut hosted = Hosted::new(self);
+        let mut signal_seen = 0;
         loop {
-            if shared.aborted() {
-                return self.retire(shared, graph, out, peers, &mut hosted);
+            // The abort check, which also sees the live view's requests to
+            // publish (`exec/live.rs`): one load, as for the abort alone.
+            let signal = shared.signal();
+            if signal != signal_seen {
+                if signal & ABORTED != 0 {
+                    return self.retire(shared, graph, out, peers, &mut hosted);
+                }
+                signal_seen = signal;
+                self.publish_live(shared, peers, hosted.guests());
             }
             if hosted.recuts() {
                 self.recut(peers, &mut hosted, shared);

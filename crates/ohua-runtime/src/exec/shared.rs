@@ -4,7 +4,7 @@
 use std::any::Any;
 
 use crate::report::SectionStats;
-use crate::sync::{AtomicBool, Mutex, Ordering, Waker};
+use crate::sync::{AtomicBool, AtomicUsize, Mutex, Ordering, Waker};
 
 /// Why a run was aborted. The first failure wins; later ones are consequences.
 pub(crate) enum Failure {
@@ -21,9 +21,18 @@ pub(crate) enum Failure {
     Runtime(String),
 }
 
+/// The bit of [`RunShared::signal`] that aborts the run.
+pub(crate) const ABORTED: usize = 1;
+/// What a request to publish adds to [`RunShared::signal`] (never touches
+/// [`ABORTED`]: the sum carries upwards, and wraps).
+const PUBLISH: usize = 2;
+
 /// Shared by the sections of one run, borrowed by their threads.
 pub(crate) struct RunShared {
-    abort: AtomicBool,
+    /// [`ABORTED`], plus [`PUBLISH`] per request of the live view's to
+    /// publish: one word, so a section's driver looks for both with the
+    /// load it made for the abort alone ([`RunShared::signal`]).
+    signal: AtomicUsize,
     /// An `SMap` of the run iterates a source that may block (monitor.rs).
     streaming: AtomicBool,
     /// ... and one of its `next()` calls did block (a channel, a socket).
@@ -45,7 +54,7 @@ impl RunShared {
     pub(crate) fn new(wakers: Vec<Waker>, io: Option<std::sync::Arc<crate::io::run::IoRun>>) -> Self {
         let sections = Mutex::new(vec![SectionStats::default(); wakers.len()]);
         RunShared {
-            abort: AtomicBool::new(false),
+            signal: AtomicUsize::new(0),
             streaming: AtomicBool::new(false),
             blocked: AtomicBool::new(false),
             failure: Mutex::new(None),
@@ -55,6 +64,12 @@ impl RunShared {
             snapshots: crate::snapshot::Counts::default(),
             live: None,
         }
+    }
+
+    /// Ask every section whose driver is busy to publish its counts at its
+    /// next pass (a parked one published before it parked).
+    pub(crate) fn ask_to_publish(&self) {
+        self.signal.fetch_add(PUBLISH, Ordering::Relaxed);
     }
 
     /// Let the sections publish their counts to the live view.
@@ -97,7 +112,15 @@ impl RunShared {
     /// Whether the run is being aborted; sections then drop their nodes and exit.
     #[inline]
     pub(crate) fn aborted(&self) -> bool {
-        self.abort.load(Ordering::Acquire)
+        self.signal() & ABORTED != 0
+    }
+
+    /// The abort bit and the count of requests to publish: a driver that
+    /// sees it change either retires ([`ABORTED`]) or publishes its counts
+    /// (`exec/live.rs`).
+    #[inline]
+    pub(crate) fn signal(&self) -> usize {
+        self.signal.load(Ordering::Acquire)
     }
 
     /// Record `failure` unless an earlier one was recorded, then abort the
@@ -111,7 +134,7 @@ impl RunShared {
         }
         // Set after storing so any section that sees the flag also finds the
         // failure; the wake after the store makes the parked ones look.
-        self.abort.store(true, Ordering::Release);
+        self.signal.fetch_or(ABORTED, Ordering::Release);
         for w in &self.wakers {
             w.wake();
         }

@@ -126,6 +126,7 @@ impl Book {
     /// second).
     pub(crate) fn sample(&mut self, now: Instant, every: Duration) {
         for r in self.algorithms.iter_mut().flat_map(|a| a.running.iter_mut()) {
+            r.counts.ask_to_publish();
             r.probe(now);
             if r.samples.back().is_some_and(|(t, _)| now.saturating_duration_since(*t) < every) {
                 continue;
@@ -219,17 +220,11 @@ fn running_view(r: &Running, origin: Instant, now: Instant) -> RunView {
         .iter()
         .enumerate()
         .map(|(id, n)| NodeStats {
-            name: n.name,
-            kind: n.kind.as_str(),
-            section: r.plan.section_of.get(id).copied().unwrap_or(0),
             // A fused link fires when its piece's head does (`exec/observe.rs`).
             firings: count(head(id)).0,
-            steps: 0,
             busy: if head(id) == id { count(id).1 } else { Duration::ZERO },
             fused_into: head_of(id).map(|h| r.graph.nodes[h].name),
-            replicas: Vec::new(),
-            elastic: None,
-            decisions: Vec::new(),
+            ..NodeStats::idle(n.name, n.kind.as_str(), r.plan.section_of.get(id).copied().unwrap_or(0))
         })
         .collect();
     let report = RunReport {

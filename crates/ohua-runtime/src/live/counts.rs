@@ -11,10 +11,15 @@
 //! counters the step path touches keep their size (16 more bytes per task
 //! there cost `chain` 15-70 %, BENCHMARKS.md "Live view").
 //!
+//! A section whose driver never parks (a busy pipeline) publishes when
+//! the view asks ([`LiveCounts::ask_to_publish`], a few times a second):
+//! the request rides on the run's abort flag, which the driver loads
+//! anyway (`exec/live.rs`).
+//!
 //! How full each operator's input arcs are (back-pressure) is read from
-//! the arcs themselves when the page asks ([`LiveCounts::queue_fill`]):
-//! the run lends the view a gauge per arc for as long as it runs
-//! ([`LiveCounts::watch_queues`]).
+//! the arcs themselves when the page asks ([`LiveCounts::queue_fill`]).
+//! The run lends the view its arcs' gauges and its request hook for as
+//! long as it runs ([`LiveCounts::watch`]).
 
 use std::sync::Weak;
 use std::time::Duration;
@@ -41,17 +46,39 @@ pub(crate) struct LiveCounts {
     /// Per section, the index of its first task in `tasks`.
     first: Box<[usize]>,
     nodes: usize,
-    /// The run's arcs while it runs ([`LiveCounts::watch_queues`]).
-    queues: Mutex<Vec<Gauge<'static>>>,
+    /// What the run lends while it runs ([`LiveCounts::watch`]).
+    lent: Mutex<Lent>,
 }
 
-/// Lends the view a run's arcs until dropped ([`LiveCounts::watch_queues`]).
-pub(crate) struct QueueWatch(Arc<LiveCounts>);
+/// How the view asks a running run's busy sections to publish: the run
+/// (`exec`, a layer above) implements it.
+pub(crate) trait AskToPublish: Sync {
+    /// Have each busy section publish at its next pass.
+    fn ask_to_publish(&self);
+}
 
-impl Drop for QueueWatch {
+/// A running run's arcs and request hook, without their lifetimes.
+#[derive(Default)]
+struct Lent {
+    queues: Vec<Gauge<'static>>,
+    run: Option<RunPtr>,
+}
+
+/// The run, lent to the view ([`LiveCounts::watch`]).
+struct RunPtr(*const (dyn AskToPublish + 'static));
+
+// SAFETY: `AskToPublish: Sync`, and the pointee outlives the loan
+// (`LiveCounts::watch`).
+unsafe impl Send for RunPtr {}
+
+/// Lends the view a run's arcs and hook until dropped ([`LiveCounts::watch`]).
+pub(crate) struct Watch(Arc<LiveCounts>);
+
+impl Drop for Watch {
     fn drop(&mut self) {
-        // Under the lock: no reader is in the middle of a gauge after this.
-        self.0.queues.lock().unwrap_or_else(|e| e.into_inner()).clear();
+        // Under the lock: no reader is in the middle of a gauge or a
+        // request after this.
+        *self.0.lent.lock().unwrap_or_else(|e| e.into_inner()) = Lent::default();
     }
 }
 
@@ -70,27 +97,41 @@ impl LiveCounts {
                 busy_ns: AtomicU64::new(0),
             }));
         }
-        LiveCounts { tasks: tasks.into(), first: first.into(), nodes, queues: Mutex::new(Vec::new()) }
+        LiveCounts { tasks: tasks.into(), first: first.into(), nodes, lent: Mutex::new(Lent::default()) }
     }
 
-    /// Let the view read `gauges` until the returned watch is dropped.
+    /// Let the view read `gauges` and ask `run` to publish until the
+    /// returned watch is dropped.
     ///
     /// # Safety
     ///
-    /// The watch must be dropped (not leaked) before `'a` ends: the gauges
-    /// are kept without their lifetime. A gauge that outlived its arc
-    /// reads nothing (it is weak); one read while its arc's last end goes
-    /// may drop the arc's leftover items on the reading thread, which is
-    /// why the items' lifetime `'a` must still hold then.
-    pub(crate) unsafe fn watch_queues<'a>(self: &Arc<Self>, gauges: Vec<Gauge<'a>>) -> QueueWatch {
-        let gauges = gauges
+    /// The watch must be dropped (not leaked) before `'a` ends and while
+    /// `run` is alive: both are kept without their lifetimes. A gauge
+    /// that outlived its arc reads nothing (it is weak); one read while
+    /// its arc's last end goes may drop the arc's leftover items on the
+    /// reading thread, which is why the items' lifetime `'a` must still
+    /// hold then.
+    pub(crate) unsafe fn watch<'a>(self: &Arc<Self>, gauges: Vec<Gauge<'a>>, run: &(dyn AskToPublish + 'a)) -> Watch {
+        // SAFETY (both): lifetime erasure only; see the contract above,
+        // which `Watch::drop` completes under the lock.
+        let queues = gauges
             .into_iter()
-            // SAFETY: lifetime erasure only; see the contract above, which
-            // `QueueWatch::drop` completes by dropping them under the lock.
             .map(|(node, g)| (node, unsafe { std::mem::transmute::<Weak<dyn Fill + 'a>, Weak<dyn Fill>>(g) }))
             .collect();
-        *self.queues.lock().unwrap_or_else(|e| e.into_inner()) = gauges;
-        QueueWatch(self.clone())
+        let run =
+            unsafe { std::mem::transmute::<*const (dyn AskToPublish + 'a), *const (dyn AskToPublish + 'static)>(run) };
+        *self.lent.lock().unwrap_or_else(|e| e.into_inner()) = Lent { queues, run: Some(RunPtr(run)) };
+        Watch(self.clone())
+    }
+
+    /// Ask the run's busy sections to publish their counts (a parked one
+    /// published before it parked).
+    pub(crate) fn ask_to_publish(&self) {
+        let lent = self.lent.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(run) = &lent.run {
+            // SAFETY: lent until the watch's drop, which takes this lock.
+            unsafe { &*run.0 }.ask_to_publish();
+        }
     }
 
     /// Per operator, how full its fullest input arc is now (0.0 to 1.0),
@@ -98,8 +139,8 @@ impl LiveCounts {
     /// that ended).
     pub(crate) fn queue_fill(&self) -> Vec<Option<f64>> {
         let mut out = vec![None; self.nodes];
-        let queues = self.queues.lock().unwrap_or_else(|e| e.into_inner());
-        for (node, gauge) in queues.iter() {
+        let lent = self.lent.lock().unwrap_or_else(|e| e.into_inner());
+        for (node, gauge) in lent.queues.iter() {
             let (Some(slot), Some(arc)) = (out.get_mut(*node), gauge.upgrade()) else { continue };
             let fill = arc.fill();
             *slot = Some(slot.map_or(fill, |f: f64| f.max(fill)));
