@@ -251,6 +251,7 @@ fn a_running_service_plots_the_latency_of_its_requests_and_its_report_lists_no_p
     let run = wait_for(addr, "slow_service", "latency points", |r| {
         r.running && r.series.p50_ms.iter().filter(|p| p.is_some()).count() >= 2
     });
+    assert!(run.probed, "a running service's requests are timed by probes");
     let s = &run.series;
     for (p50, p99) in s.p50_ms.iter().zip(&s.p99_ms).filter_map(|(a, b)| Some((a.as_ref()?, b.as_ref()?))) {
         assert!(*p99 >= *p50, "{s:?}");
@@ -323,6 +324,7 @@ fn a_section_that_never_parks_still_shows_its_counts_while_it_runs() {
         r.running && spun(r) > spun(&first)
     });
     assert!(later.operators.iter().all(|o| o.firings <= given.load(Relaxed) + 1));
+    assert!(!later.probed && later.series.p50_ms.iter().all(Option::is_none), "a call is no service: not probed");
     stop.store(true, Relaxed);
     let got = call.join().unwrap();
     let mut mix = Mix::default();

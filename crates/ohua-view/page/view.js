@@ -221,11 +221,13 @@ function renderPlots(run, nowS) {
   plot(document.getElementById("plot-throughput"), s.t_s, [s.items_per_s], run.events, nowS, live);
   const latency = document.getElementById("plot-latency");
   plot(latency, s.t_s, [s.p50_ms, s.p99_ms], run.events, nowS, live);
-  document.getElementById("latency-caption").textContent = run.running
+  document.getElementById("latency-caption").textContent = run.running && run.probed
     ? "latency of requests through the graph (ms, probes): p50, p99"
     : "latency of runs (ms): p50, p99";
   if (run.running && latency.dataset.points === "0") {
-    latency.querySelector("text.empty").textContent = "no latency probe has got through yet (a probe waits for the service's next request)";
+    latency.querySelector("text.empty").textContent = run.probed
+      ? "no probe has got through yet (one waits for the next request)"
+      : "a running call is timed when it ends";
   }
 }
 

@@ -46,6 +46,10 @@ pub struct RunView {
     pub file: Option<String>,
     /// Whether the run is still going (a service).
     pub running: bool,
+    /// Whether latency probes time its requests while it runs (a running
+    /// service's; `series.p50_ms`/`p99_ms` are theirs then).
+    #[serde(default)]
+    pub probed: bool,
     /// How many runs of this algorithm the process has finished (the
     /// operators' numbers are the latest run's).
     pub calls: u64,

@@ -245,6 +245,7 @@ fn running_view(r: &Running, origin: Instant, now: Instant) -> RunView {
     };
     let mut view = report.to_view(origin);
     view.running = true;
+    view.probed = r.control.is_some();
     for (op, fill) in view.operators.iter_mut().zip(r.counts.queue_fill()) {
         op.queue_fill = fill;
     }

@@ -64,6 +64,7 @@ impl RunReport {
             algorithm: self.algorithm.to_string(),
             file: Some(self.graph.file).filter(|f| !f.is_empty()).map(str::to_string),
             running: false,
+            probed: false,
             calls: 1,
             wall_ms: wall_s * 1e3,
             sections: self.sections,
