@@ -165,7 +165,8 @@ pub enum MarkError {
 /// How a completed marker travelled.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MarkReport {
-    /// The marker's number in its run.
+    /// The marker's number in its run (in request order; with the live
+    /// view on, its latency probes take numbers too).
     pub id: u32,
     /// When it was requested.
     pub requested: Instant,
