@@ -448,6 +448,35 @@ fn a_checkpoint_shows_on_the_time_axis_with_what_it_saved() {
     service.join();
 }
 
+#[test]
+fn an_update_requested_while_a_service_waits_applies_to_its_next_request_though_a_probe_waits_too() {
+    let addr = ohua::view::serve("127.0.0.1:0").unwrap();
+    let (tx, rx) = mpsc::channel();
+    let (reply_tx, replies) = mpsc::channel();
+    let service = ohua::service(move || counting_service(rx, reply_tx));
+    let mut total = 0;
+    for x in 1..=5 {
+        tx.send(x).unwrap();
+        total += x;
+        assert_eq!(replies.recv_timeout(Duration::from_secs(10)).unwrap(), total);
+    }
+    wait_for(addr, "counting_service", "probes", |r| r.running && r.probed);
+    // Idle: the view's next probe waits for the next request (it is sent
+    // every 100 ms once the previous one got through).
+    std::thread::sleep(Duration::from_millis(400));
+    let update = service.request(ohua::Update::new().replace(ohua::replace!(weigh => weigh_double)));
+    tx.send(7).unwrap();
+    total += 2 * 7;
+    assert_eq!(
+        replies.recv_timeout(Duration::from_secs(10)).unwrap(),
+        total,
+        "the request after the update was weighed by the new function"
+    );
+    assert_eq!(update.wait().unwrap().items_before(), 5);
+    drop(tx);
+    assert_eq!(service.join(), total);
+}
+
 /// A key-value source: each batch one call.
 struct Kv;
 

@@ -56,11 +56,12 @@ impl Running {
         if let Some(probe) = &self.probe {
             match probe.wait_timeout(Duration::ZERO) {
                 None => return,
-                Some(Ok(report)) => {
+                Some(Ok(report)) if probe.timed_an_item() => {
                     let latency = report.until_complete.saturating_sub(report.until_cut);
                     self.latencies.push_back((report.requested + report.until_complete, latency.as_secs_f64() * 1e3));
                 }
-                Some(Err(_)) => {} // the run ended before the probe got through
+                // Went ahead of its item, or the run ended before it got through.
+                Some(_) => {}
             }
             control.forget_probe(probe.id());
             self.probe = None;

@@ -487,9 +487,15 @@ impl Service {
                 Action::Handover(h) => Some(h.clone()),
                 _ => None,
             };
-            // A probe measures the item before it: let the held one in first.
-            let after_item = handover.is_some() || matches!(marker.action(), Action::Probe);
-            if let Some(x) = held.take_if(|_| after_item) {
+            // A probe measures the item before it: let the held one in
+            // first, unless a marker requested after the probe waits too
+            // (an update then applies to that item, as without the probe).
+            let probe = matches!(marker.action(), Action::Probe);
+            let last = self.inserted + 1 == self.control.requested();
+            if probe && !last && held.is_some() {
+                marker.went_ahead();
+            }
+            if let Some(x) = held.take_if(|_| handover.is_some() || (probe && last)) {
                 // The marker follows when there is room again (a section
                 // waiting for room is woken only once an output is full).
                 elements.send(x);

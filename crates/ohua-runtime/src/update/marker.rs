@@ -240,6 +240,9 @@ struct Progress {
     cut: Vec<(usize, u64)>,
     saved: Vec<SavedState>,
     restored: Vec<&'static str>,
+    /// A probe that went ahead of the item it should have followed
+    /// ([`Marker::went_ahead`]).
+    ahead: bool,
 }
 
 /// A requested marker: its action, and its progress through the run.
@@ -279,6 +282,7 @@ impl Marker {
             cut: Vec::new(),
             saved: Vec::new(),
             restored: Vec::new(),
+            ahead: false,
         };
         Marker {
             id,
@@ -298,6 +302,21 @@ impl Marker {
         m.spent = true;
         m.progress.get_mut().unwrap_or_else(|e| e.into_inner()).phase = Phase::Complete;
         m
+    }
+
+    /// A probe went into the graph ahead of the item the loop held, not
+    /// after it: a marker requested after the probe had to go before that
+    /// item (an update requested while the loop waited applies to the next
+    /// request). Its time is no item's latency.
+    pub(crate) fn went_ahead(&self) {
+        self.lock().ahead = true;
+    }
+
+    /// Whether a probe followed an item through the graph, so that its
+    /// time from the cut to completion is that item's latency (see
+    /// [`Action::Probe`]).
+    pub fn timed_an_item(&self) -> bool {
+        !self.lock().ahead
     }
 
     /// Whether it is a probe that completed: its report was taken and the
