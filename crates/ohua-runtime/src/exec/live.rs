@@ -17,7 +17,7 @@ use super::section::Section;
 use super::shared::RunShared;
 use super::timing::StepClock;
 use crate::deploy::Plan;
-use crate::live::counts::{AskToPublish, LiveCounts};
+use crate::live::counts::LiveCounts;
 use crate::sync::Ordering;
 
 /// Where the tasks of `sections` publish: per task, the operator whose
@@ -30,12 +30,6 @@ pub(super) fn live_counts(sections: &[Section<'_>], plan: &Plan, nodes: usize) -
         Role::Merge => None,
     };
     LiveCounts::new(nodes, sections.iter().map(|s| s.tasks.iter().map(|t| counted(t.id, t.role)).collect()).collect())
-}
-
-impl AskToPublish for RunShared {
-    fn ask_to_publish(&self) {
-        RunShared::ask_to_publish(self);
-    }
 }
 
 impl<'a> Section<'a> {

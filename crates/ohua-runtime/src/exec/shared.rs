@@ -66,12 +66,6 @@ impl RunShared {
         }
     }
 
-    /// Ask every section whose driver is busy to publish its counts at its
-    /// next pass (a parked one published before it parked).
-    pub(crate) fn ask_to_publish(&self) {
-        self.signal.fetch_add(PUBLISH, Ordering::Relaxed);
-    }
-
     /// Let the sections publish their counts to the live view.
     pub(crate) fn set_live(&mut self, counts: std::sync::Arc<crate::live::counts::LiveCounts>) {
         self.live = Some(counts);
@@ -183,5 +177,13 @@ impl RunShared {
     /// The first failure, if any (taken after all sections joined).
     pub(crate) fn take_failure(&self) -> Option<Failure> {
         self.failure.lock().unwrap_or_else(|e| e.into_inner()).take()
+    }
+}
+
+/// The live view asks every section whose driver is busy to publish its
+/// counts at its next pass (a parked one published before it parked).
+impl crate::live::counts::AskToPublish for RunShared {
+    fn ask_to_publish(&self) {
+        self.signal.fetch_add(PUBLISH, Ordering::Relaxed);
     }
 }
