@@ -504,6 +504,18 @@ running_counted!(running_counted);
 // For the test of a first run (below).
 running_counted!(running_counted_first);
 
+/// The most items a drained loop may have taken beyond its median answer:
+/// a third of the 30-item burst that a loop holding items back keeps ahead
+/// of every later answer.
+const DRAINED_MEDIAN: u64 = 10;
+
+/// The median of how many items the loop had taken beyond each answer.
+fn median_ahead(ahead: &[u64]) -> u64 {
+    let mut sorted = ahead.to_vec();
+    sorted.sort_unstable();
+    sorted[sorted.len() / 2]
+}
+
 /// Regression (issue 21, part 1): a steady stream into a loop that carries
 /// a state. The loop entry blocked its section in `next()` while the loop's
 /// carry waited for the body's answer to the last iteration, so each pass
@@ -526,12 +538,14 @@ fn a_loop_that_carries_a_state_drains_a_backlog_while_items_trickle_in() {
         assert_eq!(sums, expected, "{name}: differs from sequential execution");
         // Held back, the burst stays ahead of every later answer (median
         // 20-30); drained, an answer finds at most the item that arrived
-        // while it was computed, except where a loaded machine let the
-        // producer run ahead for a while.
-        let mut sorted = ahead.clone();
-        sorted.sort_unstable();
-        let median = sorted[sorted.len() / 2];
-        assert!(median <= 3, "{name}: the loop had taken a median of {median} items beyond each answer: {ahead:?}");
+        // while it was computed (median 0-1), except where a loaded
+        // machine let the producer run ahead for a while (a CI run's dev
+        // build saw a median of 4). The bound sits between the two.
+        let median = median_ahead(&ahead);
+        assert!(
+            median <= DRAINED_MEDIAN,
+            "{name}: the loop had taken a median of {median} items beyond each answer: {ahead:?}"
+        );
     }
 }
 
@@ -571,10 +585,11 @@ fn a_service_whose_sections_fuse_onto_one_thread_drains_a_backlog_in_its_loop_th
     // here, as a loaded machine may stretch them.
     let fused = report.recuts.iter().any(|d| d.hosts.iter().all(|&h| h == 0));
     assert!(fused, "the light service did not fuse its sections:\n{report}");
-    let mut sorted = ahead[LEAD as usize..].to_vec();
-    sorted.sort_unstable();
-    let median = sorted[sorted.len() / 2];
-    assert!(median <= 3, "the loop had taken a median of {median} items beyond each answer: {ahead:?}\n{report}");
+    let median = median_ahead(&ahead[LEAD as usize..]);
+    assert!(
+        median <= DRAINED_MEDIAN,
+        "the loop had taken a median of {median} items beyond each answer: {ahead:?}\n{report}"
+    );
 }
 
 /// About 300 µs of work: more than a section's time slice for one step
@@ -634,9 +649,7 @@ fn a_backlog_in_front_of_a_costly_body_drains_while_items_keep_arriving() {
         // arriving item while its thread was blocked in `next()`; the
         // entry now leaves `next()` alone for a moment while an operator
         // of its section waits for room (`node/smap.rs`, `BUSY_GRACE`).
-        let mut sorted = ahead.clone();
-        sorted.sort_unstable();
-        let median = sorted[sorted.len() / 2];
+        let median = median_ahead(&ahead);
         assert!(
             median < BURST / 2,
             "{name}: the loop had taken a median of {median} items beyond each answer: {ahead:?}"
