@@ -258,7 +258,7 @@ impl ClusterConfig {
                 addresses: self.hosts.clone(),
                 report: false,
                 zerocopy: false,
-                log_fn: std::sync::Arc::new(|_| None),
+                log_fn: crate::traffic::counting_log_fn(),
             }
         };
         timely::Config { communication, worker: timely::WorkerConfig::default() }

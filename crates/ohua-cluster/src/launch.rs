@@ -10,6 +10,10 @@ use std::net::TcpListener;
 use std::process::{Child, Command, ExitStatus};
 use std::time::{Duration, Instant};
 
+/// How long [`LocalCluster::start`] gives process 0 to start listening
+/// before it starts the others.
+const STAGGER: Duration = Duration::from_millis(50);
+
 /// `n` loopback `host:port`s that were free when asked.
 ///
 /// A port is free for as long as nobody else takes it: the listener that
@@ -60,6 +64,12 @@ impl LocalCluster {
         let hosts = free_local_hosts(n)?.join(",");
         let mut cluster = LocalCluster { children: Vec::with_capacity(n) };
         for i in 0..n {
+            if i == 1 {
+                // timely's process 0 only listens and the others connect
+                // to it: a connection refused because it is not listening
+                // yet is retried a whole second later.
+                std::thread::sleep(STAGGER);
+            }
             let mut c = command(i);
             c.env("OHUA_CLUSTER_PROCESSES", n.to_string())
                 .env("OHUA_CLUSTER_INDEX", i.to_string())

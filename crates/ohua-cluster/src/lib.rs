@@ -43,12 +43,14 @@ mod launch;
 mod liveness;
 mod reorder;
 mod stage;
+mod traffic;
 
 pub use config::{ClusterConfig, DEFAULT_BASE_PORT, DEFAULT_TIMEOUT};
 pub use error::{ClusterError, ConfigError};
 pub use launch::{free_local_hosts, LocalCluster};
 pub use liveness::BEAT_EVERY;
-pub use stage::{run_stage, Route, StageReport};
+pub use stage::{run_stage, Items, Route, StageReport};
+pub use traffic::bytes_sent;
 
 use std::sync::{Arc, Mutex};
 
@@ -78,7 +80,7 @@ where
         let out = Arc::clone(&out);
         move |o: O| out.lock().expect("the sink's lock").push(o)
     };
-    run_stage(config, items, Route::RoundRobin, move |_| f.clone(), sink)?;
+    run_stage(config, Items::Ready(items.into_iter()), Route::RoundRobin, move |_| f.clone(), sink)?;
     let results = std::mem::take(&mut *out.lock().expect("the sink's lock"));
     Ok(config.is_caller().then_some(results))
 }

@@ -54,6 +54,21 @@ const EPOCH_ITEMS: usize = 1024;
 /// operators (heartbeats, results) again: a tenth of a heartbeat period.
 const SLICE: Duration = Duration::from_millis(20);
 
+/// Items in flight at most: sent by the caller, their results not yet
+/// released. Bounds the memory the stage holds whatever the source's size.
+const IN_FLIGHT: u64 = 16 * EPOCH_ITEMS as u64;
+
+/// Where the caller's items come from.
+pub enum Items<It> {
+    /// All there (a `Vec`, a range, a file read ahead): the caller's
+    /// worker pulls them itself, an epoch at a time.
+    Ready(It),
+    /// Items that may take a while to come (a socket, a channel): read on
+    /// a thread of their own, so that results of earlier items leave
+    /// while the next is awaited. Each item costs a wake-up of the worker.
+    Waiting(It),
+}
+
 /// How a stage's items are dealt to the cluster's workers.
 pub enum Route<I> {
     /// Item `seq` to worker `seq % peers`: a stateless handler.
@@ -86,6 +101,10 @@ pub struct StageReport {
     pub items: u64,
     /// Items this process's workers handled.
     pub handled: u64,
+    /// From the call until every process had connected.
+    pub formed_after: Duration,
+    /// From then until the stage ended here.
+    pub ran_for: Duration,
 }
 
 /// Items a worker holds for its handler, with the capability to send
@@ -99,13 +118,14 @@ type BeatInput = InputHandle<u64, CapacityContainerBuilder<Vec<usize>>>;
 /// it, and the handler's result or its panic message.
 type Answer<O> = (u64, usize, Result<O, String>);
 
-/// Runs a stage on the cluster `config` describes: the caller's `items`,
+/// Runs a stage on the cluster `config` describes: the caller's `items`
+/// ([`Items::Ready`] or [`Items::Waiting`]),
 /// each through the handler that `handler(worker)` builds on the worker
 /// `route` picks, their results to `sink` in the items' order.
 ///
 /// Every process calls this with the same handler and route; only the
-/// caller's `items` and `sink` are used (other processes may pass an
-/// empty iterator). It returns when every result has reached the sink
+/// caller's `items` and `sink` are used (other processes may pass no
+/// items). It returns when every result has reached the sink
 /// (caller) or the caller has closed the stage (others).
 ///
 /// # Errors
@@ -119,19 +139,19 @@ type Answer<O> = (u64, usize, Result<O, String>);
 /// # Example
 ///
 /// ```
-/// use ohua_cluster::{run_stage, ClusterConfig, Route};
+/// use ohua_cluster::{run_stage, ClusterConfig, Items, Route};
 /// use std::sync::{Arc, Mutex};
 ///
 /// let out = Arc::new(Mutex::new(Vec::new()));
 /// let sink = { let out = out.clone(); move |y: u64| out.lock().unwrap().push(y) };
 /// let config = ClusterConfig::single().workers(2).unwrap();
-/// let report = run_stage(&config, 0..10u64, Route::RoundRobin, |_worker| |x: u64| x * x, sink).unwrap();
+/// let report = run_stage(&config, Items::Ready(0..10u64), Route::RoundRobin, |_worker| |x: u64| x * x, sink).unwrap();
 /// assert_eq!(report.items, 10);
 /// assert_eq!(*out.lock().unwrap(), (0..10u64).map(|x| x * x).collect::<Vec<_>>());
 /// ```
 pub fn run_stage<I, O, It, F, H, S>(
     config: &ClusterConfig,
-    items: It,
+    items: Items<It>,
     route: Route<I>,
     handler: F,
     sink: S,
@@ -139,15 +159,14 @@ pub fn run_stage<I, O, It, F, H, S>(
 where
     I: ExchangeData + Clone,
     O: ExchangeData + Clone,
-    It: IntoIterator<Item = I>,
-    It::IntoIter: Send + 'static,
+    It: Iterator<Item = I> + Send + 'static,
     F: Fn(usize) -> H + Send + Sync + 'static,
     H: FnMut(I) -> O + 'static,
     S: FnMut(O) + Send + 'static,
 {
     liveness::watch_connections();
     liveness::forget_broken_connections();
-    let caller_part = Mutex::new(Some((items.into_iter(), sink)));
+    let caller_part = Mutex::new(Some((items, sink)));
     let route = Arc::new(route);
     let (done_tx, done_rx) = mpsc::channel::<Result<StageReport, ClusterError>>();
     let (formed_tx, formed_rx) = mpsc::channel::<()>();
@@ -182,6 +201,7 @@ where
         });
     }
     let form_within = config.heartbeat_timeout() * 2;
+    let called = Instant::now();
     if formed_rx.recv_timeout(form_within).is_err() {
         return Err(ClusterError::NotFormed {
             waited: form_within,
@@ -192,12 +212,14 @@ where
     // Each local worker reports once; the first error ends the wait, and
     // success needs them all. A worker that panicked reports nothing: its
     // peers then see the broken dataflow and report it.
-    let mut report = StageReport { process: config.index(), ..StageReport::default() };
+    let formed = Instant::now();
+    let mut report = StageReport { process: config.index(), formed_after: formed - called, ..StageReport::default() };
     for _ in 0..config.workers_per_process() {
         match done_rx.recv() {
             Ok(Ok(r)) => {
                 report.items += r.items;
                 report.handled += r.handled;
+                report.ran_for = formed.elapsed();
             }
             Ok(Err(e)) => return Err(e),
             Err(_) => {
@@ -222,7 +244,7 @@ fn serve<I, O, It, F, H, S>(
     config: &ClusterConfig,
     route: &Arc<Route<I>>,
     handler: &F,
-    caller: Option<(It, S)>,
+    caller: Option<(Items<It>, S)>,
 ) -> Result<StageReport, ClusterError>
 where
     I: ExchangeData + Clone,
@@ -337,25 +359,10 @@ where
                 return Err(if caller_process { e } else { linger(e, config.heartbeat_timeout() * 2) });
             }
         }
-        return Ok(StageReport { process, items: 0, handled: handled.get() });
+        return Ok(StageReport { process, items: 0, handled: handled.get(), ..StageReport::default() });
     };
 
-    let (tx, rx) = mpsc::sync_channel::<I>(EPOCH_ITEMS);
-    let wake = std::thread::current();
-    std::thread::Builder::new()
-        .name("ohua-cluster-items".into())
-        .spawn(move || {
-            for item in items {
-                if tx.send(item).is_err() {
-                    break;
-                }
-                wake.unpark();
-            }
-            drop(tx);
-            wake.unpark();
-        })
-        .map_err(|e| ClusterError::WorkerPanicked { process, message: e.to_string() })?;
-
+    let mut feed = Feed::start(items, process)?;
     let mut input = Some(input);
     let mut sent = 0u64;
     let mut order = Reorder::default();
@@ -363,15 +370,16 @@ where
         if let Some(open) = input.as_mut() {
             let mut this_epoch = 0;
             let mut closed = false;
-            while this_epoch < EPOCH_ITEMS {
-                match rx.try_recv() {
-                    Ok(item) => {
+            let room = IN_FLIGHT.saturating_sub(sent - order.released()).min(EPOCH_ITEMS as u64);
+            while this_epoch < room {
+                match feed.next() {
+                    Next::Item(item) => {
                         open.send((sent, item));
                         sent += 1;
                         this_epoch += 1;
                     }
-                    Err(TryRecvError::Empty) => break,
-                    Err(TryRecvError::Disconnected) => {
+                    Next::Pending => break,
+                    Next::Done => {
                         closed = true;
                         break;
                     }
@@ -406,7 +414,60 @@ where
         step(worker)?;
         check(&mut alive)?;
     }
-    Ok(StageReport { process, items: sent, handled: handled.get() })
+    Ok(StageReport { process, items: sent, handled: handled.get(), ..StageReport::default() })
+}
+
+/// The caller's items as its worker reads them.
+enum Feed<I, It> {
+    /// Pulled by the worker itself: they are all there.
+    Ready(std::iter::Fuse<It>),
+    /// Read by a thread of their own, which wakes the worker for each.
+    Waiting(mpsc::Receiver<I>),
+}
+
+/// What [`Feed::next`] found.
+enum Next<I> {
+    Item(I),
+    /// Nothing yet; more may come.
+    Pending,
+    Done,
+}
+
+impl<I: Send + 'static, It: Iterator<Item = I> + Send + 'static> Feed<I, It> {
+    /// Starts reading `items`: a [`Items::Waiting`] source on a thread.
+    fn start(items: Items<It>, process: usize) -> Result<Self, ClusterError> {
+        let items = match items {
+            Items::Ready(items) => return Ok(Feed::Ready(items.fuse())),
+            Items::Waiting(items) => items,
+        };
+        let (tx, rx) = mpsc::sync_channel::<I>(EPOCH_ITEMS);
+        let wake = std::thread::current();
+        std::thread::Builder::new()
+            .name("ohua-cluster-items".into())
+            .spawn(move || {
+                for item in items {
+                    if tx.send(item).is_err() {
+                        break;
+                    }
+                    wake.unpark();
+                }
+                drop(tx);
+                wake.unpark();
+            })
+            .map_err(|e| ClusterError::WorkerPanicked { process, message: e.to_string() })?;
+        Ok(Feed::Waiting(rx))
+    }
+
+    fn next(&mut self) -> Next<I> {
+        match self {
+            Feed::Ready(items) => items.next().map_or(Next::Done, Next::Item),
+            Feed::Waiting(rx) => match rx.try_recv() {
+                Ok(item) => Next::Item(item),
+                Err(TryRecvError::Empty) => Next::Pending,
+                Err(TryRecvError::Disconnected) => Next::Done,
+            },
+        }
+    }
 }
 
 /// A process other than the caller that failed because a third process

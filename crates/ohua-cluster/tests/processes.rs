@@ -43,6 +43,13 @@ fn wait_for(cluster: &mut LocalCluster, i: usize, limit: Duration) -> (std::proc
     }
 }
 
+/// A number from a process's `stats` line (`handled=25000`).
+fn stat(stdout: &str, name: &str) -> u64 {
+    let line = stdout.lines().find(|l| l.starts_with("stats ")).expect("a stats line");
+    let value = line.split_whitespace().find_map(|w| w.strip_prefix(name)?.strip_prefix('='));
+    value.and_then(|v| v.parse().ok()).unwrap_or_else(|| panic!("{name} in {line}"))
+}
+
 fn run_to_end(n: usize, stage: &str, items: u64) -> Vec<(String, String)> {
     let mut cluster = start(n, stage, items, &[]);
     let statuses = cluster.wait(Duration::from_secs(60)).expect("the cluster finishes within 60 s");
@@ -60,13 +67,12 @@ fn a_stateless_stage_on_2_and_3_processes_gives_the_sequential_results() {
         // The caller compares with sequential execution itself and says so.
         assert!(outputs[0].0.contains("ok Squares: 3000 results equal sequential execution"), "{:?}", outputs[0]);
         // Every process took part: round robin over one worker each.
-        let handled: u64 = (1..n)
-            .map(|i| {
-                let line = outputs[i].0.lines().find(|l| l.contains("handled")).expect("a report line");
-                line.split_whitespace().nth(3).and_then(|w| w.parse::<u64>().ok()).expect("a count")
-            })
-            .sum();
+        let handled: u64 = (1..n).map(|i| stat(&outputs[i].0, "handled")).sum();
         assert_eq!(handled, 3000 / n as u64 * (n as u64 - 1), "{outputs:?}");
+        // Items went out and results came back over the connections.
+        for (i, (out, _)) in outputs.iter().enumerate() {
+            assert!(stat(out, "bytes_sent") >= 8 * 3000 / n as u64, "process {i} sent too little: {out}");
+        }
     }
 }
 
