@@ -47,6 +47,20 @@ enum Command {
         #[arg(long)]
         seconds: Option<u64>,
     },
+    /// Start a cluster on this machine: PROGRAM N times, each with the
+    /// `OHUA_CLUSTER_*` variables of one process on free loopback ports
+    /// (`crates/ohua-cluster`); waits for all and fails if one fails.
+    Launch {
+        /// How many processes.
+        #[arg(short = 'n', long, default_value_t = 2)]
+        processes: usize,
+        /// Give up (and stop them all) after this many seconds.
+        #[arg(long, default_value_t = 3600)]
+        seconds: u64,
+        /// The program and its arguments, after `--`.
+        #[arg(required = true, last = true)]
+        command: Vec<String>,
+    },
 }
 
 fn is_algorithm(attrs: &[syn::Attribute]) -> bool {
@@ -81,7 +95,28 @@ fn main() -> Result<()> {
     match Cli::parse().command {
         Command::Dump { file, stage, algorithm } => dump(&file, &stage, algorithm),
         Command::View { file, addr, public, seconds } => view(&file, &addr, public, seconds),
+        Command::Launch { processes, seconds, command } => launch(processes, seconds, &command),
     }
+}
+
+fn launch(processes: usize, seconds: u64, command: &[String]) -> Result<()> {
+    if processes == 0 {
+        bail!("a cluster needs at least one process (-n)");
+    }
+    let (program, args) = command.split_first().context("a program to start, after `--`")?;
+    let mut cluster = ohua_cluster::LocalCluster::start(processes, |_| {
+        let mut c = std::process::Command::new(program);
+        c.args(args);
+        c
+    })
+    .with_context(|| format!("starting {processes} processes of {program}"))?;
+    let statuses = cluster.wait(std::time::Duration::from_secs(seconds))?;
+    let failed: Vec<String> =
+        statuses.iter().enumerate().filter(|(_, s)| !s.success()).map(|(i, s)| format!("process {i}: {s}")).collect();
+    if !failed.is_empty() {
+        bail!("{}", failed.join("; "));
+    }
+    Ok(())
 }
 
 fn view(file: &std::path::Path, addr: &str, public: bool, seconds: Option<u64>) -> Result<()> {
