@@ -85,6 +85,17 @@ fn a_keyed_stage_keeps_each_keys_items_in_order_across_3_processes() {
 }
 
 #[test]
+fn a_keyed_stage_on_2_processes_of_2_workers_keeps_each_keys_order() {
+    let mut cluster = start(2, "keyed", 4000, &[("OHUA_CLUSTER_WORKERS", "2")]);
+    let statuses = cluster.wait(Duration::from_secs(60)).expect("the cluster finishes within 60 s");
+    let outputs: Vec<_> = (0..2).map(|i| output(&mut cluster, i)).collect();
+    assert!(statuses.iter().all(|s| s.success()), "{outputs:?}");
+    assert!(outputs[0].0.contains("ok Keyed: 4000 results equal sequential execution on 2"), "{:?}", outputs[0]);
+    // Both processes' workers took keys.
+    assert!(stat(&outputs[1].0, "handled") > 0, "{outputs:?}");
+}
+
+#[test]
 fn killing_a_process_mid_run_ends_the_callers_run_within_10_s_naming_it() {
     // 3000 items of 5 ms on 3 processes: about 5 s when all is well.
     let mut cluster = start(3, "slow", 3000, &[]);
