@@ -18,6 +18,20 @@ mod streaming;
 pub use io::{check_io, DbCall, GenDb};
 pub use streaming::check_streaming;
 
+/// The replies a service sends under sequential execution, every request
+/// queued before it starts: what a run under a deployment must answer.
+pub fn sequential_replies<Q: Clone, R>(
+    requests: &[Q],
+    service: impl FnOnce(std::sync::mpsc::Receiver<Q>, std::sync::mpsc::Sender<R>),
+) -> Vec<R> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let (out, replies) = std::sync::mpsc::channel();
+    requests.iter().for_each(|q| tx.send(q.clone()).expect("the receiver is here"));
+    drop(tx);
+    ohua::sequential(|| service(rx, out));
+    replies.iter().collect()
+}
+
 /// Run `f` on a thread and fail with "`what` hung" (instead of hanging CI)
 /// if it takes longer than `secs` seconds.
 ///

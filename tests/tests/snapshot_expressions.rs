@@ -303,12 +303,9 @@ fn table_service(
 fn a_service_with_reads_in_expressions_conditions_and_scrutinees_answers_each_request_before_the_next() {
     let inputs: Vec<u64> = (0..40).map(|i| (i * 7 + 3) % 11).collect();
     let expected: Vec<(u64, u64, u64, u64)> = {
-        let (tx, rx) = std::sync::mpsc::channel();
-        let (out, replies) = std::sync::mpsc::channel();
-        inputs.iter().for_each(|x| tx.send(*x).unwrap());
-        drop(tx);
-        ohua::sequential(|| table_service(rx, out));
-        replies.iter().collect()
+        ohua_conformance::sequential_replies(&inputs, |rx, out| {
+            table_service(rx, out);
+        })
     };
     for d in [reads_apart(), ohua::Deployment::default().workers(2)] {
         let inputs_sent = inputs.clone();

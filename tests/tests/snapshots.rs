@@ -318,12 +318,9 @@ fn routing_service(
 fn a_snapshot_service_answers_each_request_before_the_next_arrives() {
     let inputs: Vec<u64> = (0..40).map(|i| (i * 5 + 1) % 9).collect();
     let expected: Vec<(u64, Option<u64>, u64)> = {
-        let (tx, rx) = std::sync::mpsc::channel();
-        let (out, replies) = std::sync::mpsc::channel();
-        inputs.iter().for_each(|x| tx.send(*x).unwrap());
-        drop(tx);
-        ohua::sequential(|| routing_service(rx, out));
-        replies.iter().collect()
+        ohua_conformance::sequential_replies(&inputs, |rx, out| {
+            routing_service(rx, out);
+        })
     };
     let d = Deployment::default().workers(2).sections(SectionStrategy::Auto).replicas(Replication::Elastic);
     let inputs_sent = inputs.clone();

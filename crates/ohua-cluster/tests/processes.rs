@@ -95,30 +95,34 @@ fn a_keyed_stage_on_2_processes_of_2_workers_keeps_each_keys_order() {
     assert!(stat(&outputs[1].0, "handled") > 0, "{outputs:?}");
 }
 
-#[test]
-fn killing_a_process_mid_run_ends_the_callers_run_within_10_s_naming_it() {
-    // 3000 items of 5 ms on 3 processes: about 5 s when all is well.
-    let mut cluster = start(3, "slow", 3000, &[]);
+/// Starts 3 processes of the `slow` stage (3000 items of 5 ms: about 5 s
+/// when all is well), does `to_one` to one of them 2.5 s in, and waits up
+/// to 10 s for the caller: it must fail (exit code 1). Its standard error
+/// and how long it took after `to_one`.
+fn fail_one_mid_run(env: &[(&str, &str)], to_one: impl FnOnce(&mut LocalCluster)) -> (String, Duration) {
+    let mut cluster = start(3, "slow", 3000, env);
     std::thread::sleep(Duration::from_millis(2500));
-    assert!(cluster.process(0).try_wait().expect("try_wait").is_none(), "the run ended before the kill");
-    cluster.process(2).kill().expect("kill process 2");
+    assert!(cluster.process(0).try_wait().expect("try_wait").is_none(), "the run ended before the failure");
+    to_one(&mut cluster);
     let (status, took) = wait_for(&mut cluster, 0, Duration::from_secs(10));
     let (_, err) = output(&mut cluster, 0);
     assert_eq!(status.code(), Some(1), "{err}");
+    (err, took)
+}
+
+#[test]
+fn killing_a_process_mid_run_ends_the_callers_run_within_10_s_naming_it() {
+    let (err, took) = fail_one_mid_run(&[], |c| c.process(2).kill().expect("kill process 2"));
     assert!(err.contains("cluster process 2 failed"), "the error names process 2: {err}");
     assert!(took < Duration::from_secs(10), "{took:?}");
 }
 
 #[test]
 fn a_process_that_stops_answering_is_named_after_the_heartbeat_timeout() {
-    let mut cluster = start(3, "slow", 3000, &[("OHUA_CLUSTER_TIMEOUT_MS", "2000")]);
-    std::thread::sleep(Duration::from_millis(2500));
-    assert!(cluster.process(0).try_wait().expect("try_wait").is_none(), "the run ended before the stop");
-    let pid = cluster.process(1).id().to_string();
-    assert!(Command::new("kill").args(["-STOP", &pid]).status().expect("kill -STOP").success());
-    let (status, took) = wait_for(&mut cluster, 0, Duration::from_secs(10));
-    let (_, err) = output(&mut cluster, 0);
-    assert_eq!(status.code(), Some(1), "{err}");
+    let (err, took) = fail_one_mid_run(&[("OHUA_CLUSTER_TIMEOUT_MS", "2000")], |c| {
+        let pid = c.process(1).id().to_string();
+        assert!(Command::new("kill").args(["-STOP", &pid]).status().expect("kill -STOP").success());
+    });
     assert!(err.contains("cluster process 1 sent nothing"), "the error names process 1: {err}");
     // 2 s of silence, plus up to a heartbeat's period and a park.
     assert!(took < Duration::from_secs(4), "{took:?}");
