@@ -37,19 +37,22 @@
 
 #![warn(missing_docs)]
 
+mod cluster;
 mod config;
 mod error;
+mod feed;
 mod launch;
 mod liveness;
 mod reorder;
 mod stage;
 mod traffic;
 
+pub use cluster::{run_stage, Cluster};
 pub use config::{ClusterConfig, DEFAULT_BASE_PORT, DEFAULT_TIMEOUT};
 pub use error::{ClusterError, ConfigError};
 pub use launch::{free_local_hosts, LocalCluster};
 pub use liveness::BEAT_EVERY;
-pub use stage::{run_stage, Items, Route, StageReport};
+pub use stage::{Items, Route, StageReport};
 pub use traffic::bytes_sent;
 
 use std::sync::{Arc, Mutex};

@@ -43,11 +43,14 @@ fn wait_for(cluster: &mut LocalCluster, i: usize, limit: Duration) -> (std::proc
     }
 }
 
-/// A number from a process's `stats` line (`handled=25000`).
+/// A number from the first of a process's `stats` or `traffic` lines that
+/// has it (`handled=25000`, `bytes_sent=…`).
 fn stat(stdout: &str, name: &str) -> u64 {
-    let line = stdout.lines().find(|l| l.starts_with("stats ")).expect("a stats line");
-    let value = line.split_whitespace().find_map(|w| w.strip_prefix(name)?.strip_prefix('='));
-    value.and_then(|v| v.parse().ok()).unwrap_or_else(|| panic!("{name} in {line}"))
+    let value = stdout
+        .lines()
+        .filter(|l| l.starts_with("stats ") || l.starts_with("traffic "))
+        .find_map(|line| line.split_whitespace().find_map(|w| w.strip_prefix(name)?.strip_prefix('=')));
+    value.and_then(|v| v.parse().ok()).unwrap_or_else(|| panic!("{name} in {stdout}"))
 }
 
 fn run_to_end(n: usize, stage: &str, items: u64) -> Vec<(String, String)> {
@@ -77,11 +80,40 @@ fn a_stateless_stage_on_2_and_3_processes_gives_the_sequential_results() {
 }
 
 #[test]
+fn several_stages_run_one_after_another_on_one_cluster_of_3_processes() {
+    // Formed once (each process prints the same formation time for every
+    // round); every round's results checked by the caller.
+    let mut cluster = LocalCluster::start(3, |_| {
+        let mut c = Command::new(DEMO);
+        c.args(["--rounds", "4", "keyed", "2000"]).stdout(Stdio::piped()).stderr(Stdio::piped());
+        c
+    })
+    .expect("the processes start");
+    let statuses = cluster.wait(Duration::from_secs(60)).expect("the cluster finishes within 60 s");
+    let outputs: Vec<_> = (0..3).map(|i| output(&mut cluster, i)).collect();
+    assert!(statuses.iter().all(|s| s.success()), "{outputs:?}");
+    assert!(outputs[0].0.contains("equal sequential execution in each of 4 round(s) on 3"), "{:?}", outputs[0]);
+    for (i, (out, _)) in outputs.iter().enumerate() {
+        let formed: Vec<&str> = out
+            .lines()
+            .filter(|l| l.starts_with("stats "))
+            .filter_map(|l| l.split_whitespace().find(|w| w.starts_with("formed_ms=")))
+            .collect();
+        assert_eq!(formed.len(), 4, "process {i}: {out}");
+        assert!(formed.iter().all(|f| *f == formed[0]), "process {i} formed its cluster more than once: {out}");
+    }
+}
+
+#[test]
 fn a_keyed_stage_keeps_each_keys_items_in_order_across_3_processes() {
     // Each result is its key's count after the item: a lost, doubled or
     // reordered item of any key changes it.
     let outputs = run_to_end(3, "keyed", 5000);
-    assert!(outputs[0].0.contains("ok Keyed: 5000 results equal sequential execution on 3"), "{:?}", outputs[0]);
+    assert!(
+        outputs[0].0.contains("ok Keyed: 5000 results equal sequential execution in each of 1 round(s) on 3"),
+        "{:?}",
+        outputs[0]
+    );
 }
 
 #[test]
@@ -90,7 +122,11 @@ fn a_keyed_stage_on_2_processes_of_2_workers_keeps_each_keys_order() {
     let statuses = cluster.wait(Duration::from_secs(60)).expect("the cluster finishes within 60 s");
     let outputs: Vec<_> = (0..2).map(|i| output(&mut cluster, i)).collect();
     assert!(statuses.iter().all(|s| s.success()), "{outputs:?}");
-    assert!(outputs[0].0.contains("ok Keyed: 4000 results equal sequential execution on 2"), "{:?}", outputs[0]);
+    assert!(
+        outputs[0].0.contains("ok Keyed: 4000 results equal sequential execution in each of 1 round(s) on 2"),
+        "{:?}",
+        outputs[0]
+    );
     // Both processes' workers took keys.
     assert!(stat(&outputs[1].0, "handled") > 0, "{outputs:?}");
 }

@@ -104,12 +104,12 @@ fn run(demo: &std::path::Path, stage: &str, items: u64, processes: Option<usize>
         bail!("cluster-demo {stage} on {processes:?} failed: {stdout}\n{}", String::from_utf8_lossy(&out.stderr));
     }
     let mut r = Run::default();
-    for line in stdout.lines().filter(|l| l.starts_with("stats ")) {
+    for line in stdout.lines().filter(|l| l.starts_with("stats ") || l.starts_with("traffic ")) {
         let field = |name: &str| -> f64 {
             line.split_whitespace().find_map(|w| w.strip_prefix(name)?.strip_prefix('=')?.parse().ok()).unwrap_or(0.0)
         };
         r.bytes_sent += field("bytes_sent") as u64;
-        if field("process") == 0.0 {
+        if line.starts_with("stats ") && field("process") == 0.0 {
             r.caller_ms = field("run_ms");
             r.formed_ms = field("formed_ms");
         }

@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use clap::{Parser, ValueEnum};
-use ohua_cluster::{run_stage, ClusterConfig, Items, LocalCluster, Route};
+use ohua_cluster::{Cluster, ClusterConfig, Items, LocalCluster, Route, StageReport};
 
 #[derive(Parser, Debug)]
 #[command(about = "A stage on a cluster of processes (ohua-cluster), checked against sequential execution")]
@@ -46,6 +46,9 @@ struct Args {
     stage: Stage,
     /// How many items the caller sends.
     items: u64,
+    /// Run the stage this many times on one cluster (formed once).
+    #[arg(long, default_value_t = 1)]
+    rounds: u64,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -91,14 +94,64 @@ fn run(args: &Args) -> anyhow::Result<ExitCode> {
             _ => (0..n).map(heavy).collect(),
         };
         std::hint::black_box(results);
-        println!("stats process=0 items={n} handled={n} formed_ms=0 run_ms={:.3} bytes_sent=0", ms(started.elapsed()));
+        println!("stats process=0 round=0 items={n} handled={n} formed_ms=0 run_ms={:.3}", ms(started.elapsed()));
         return Ok(ExitCode::SUCCESS);
     }
     let config = ClusterConfig::from_env()?;
     let started = Instant::now();
-    let (got, expected, report) = match args.stage {
+    // One cluster for every round: forming it costs about a second.
+    let cluster = Cluster::form(&config)?;
+    for round in 0..args.rounds {
+        let (got, expected, report) = one_round(&cluster, args.stage, n, round)?;
+        println!(
+            "stats process={} round={round} items={} handled={} formed_ms={:.3} run_ms={:.3}",
+            config.index(),
+            report.items,
+            report.handled,
+            ms(report.formed_after),
+            ms(report.ran_for),
+        );
+        if !config.is_caller() {
+            continue;
+        }
+        if got != expected {
+            let first = got.iter().zip(&expected).position(|(a, b)| a != b);
+            println!(
+                "differs from sequential execution in round {round}: {} results, {} expected, first difference at {first:?}",
+                got.len(),
+                expected.len()
+            );
+            return Ok(ExitCode::from(2));
+        }
+    }
+    let elapsed = started.elapsed();
+    // timely's send threads log what they sent in batches, the last when
+    // they end: the count is whole once the cluster is closed.
+    drop(cluster);
+    println!("traffic process={} bytes_sent={}", config.index(), ohua_cluster::bytes_sent());
+    if !config.is_caller() {
+        println!("process {}: {} round(s) in {elapsed:.2?}", config.index(), args.rounds);
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!(
+        "ok {:?}: {} results equal sequential execution in each of {} round(s) on {} process(es) in {elapsed:.2?}",
+        args.stage,
+        n,
+        args.rounds,
+        config.processes(),
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// One stage on `cluster`: the results (on the caller), the sequential
+/// results, and the report. Round `r` adds `r` to every result, so that a
+/// round that returned an earlier round's results would differ.
+fn one_round(cluster: &Cluster, stage: Stage, n: u64, round: u64) -> anyhow::Result<(Vec<u64>, Vec<u64>, StageReport)> {
+    let caller = cluster.config().is_caller();
+    let items = Items::Ready(if caller { 0..n } else { 0..0 });
+    let (out, sink) = collector();
+    match stage {
         Stage::Squares | Stage::Slow | Stage::Panic => {
-            let stage = args.stage;
             let f = move |x: u64| {
                 if matches!(stage, Stage::Slow) {
                     std::thread::sleep(Duration::from_millis(5));
@@ -106,60 +159,26 @@ fn run(args: &Args) -> anyhow::Result<ExitCode> {
                 if matches!(stage, Stage::Panic) && x == (n / 2) | 1 {
                     panic!("item {x} is refused");
                 }
-                heavy(x)
+                heavy(x).wrapping_add(round)
             };
-            let (out, sink) = collector();
-            let items: Vec<u64> = if config.is_caller() { (0..n).collect() } else { Vec::new() };
-            let report = run_stage(&config, Items::Ready(items.into_iter()), Route::RoundRobin, move |_| f, sink)?;
-            (take(&out), (0..n).map(heavy).collect::<Vec<_>>(), report)
+            let report = cluster.run_stage(items, Route::RoundRobin, move |_| f, sink)?;
+            Ok((take(&out), (0..n).map(|x| heavy(x).wrapping_add(round)).collect(), report))
         }
         Stage::Keyed => {
-            let (out, sink) = collector();
-            let items: Vec<u64> = if config.is_caller() { (0..n).collect() } else { Vec::new() };
-            let counter = |_worker| {
+            // A fresh counter per stage, on the worker that owns the key.
+            let counter = move |_worker| {
                 let mut counts: HashMap<u64, u64> = HashMap::new();
                 move |x: u64| {
                     let c = counts.entry(x % KEYS).or_default();
                     *c += 1;
-                    heavy(x).wrapping_add(*c)
+                    heavy(x).wrapping_add(*c).wrapping_add(round)
                 }
             };
-            let report =
-                run_stage(&config, Items::Ready(items.into_iter()), Route::by_key(|x: &u64| x % KEYS), counter, sink)?;
-            (take(&out), keyed_sequential(n), report)
+            let report = cluster.run_stage(items, Route::by_key(|x: &u64| x % KEYS), counter, sink)?;
+            let expected = keyed_sequential(n).into_iter().map(|y| y.wrapping_add(round)).collect();
+            Ok((take(&out), expected, report))
         }
-    };
-    let elapsed = started.elapsed();
-    println!(
-        "stats process={} items={} handled={} formed_ms={:.3} run_ms={:.3} bytes_sent={}",
-        config.index(),
-        report.items,
-        report.handled,
-        ms(report.formed_after),
-        ms(report.ran_for),
-        ohua_cluster::bytes_sent()
-    );
-    if !config.is_caller() {
-        println!("process {}: handled {} items in {elapsed:.2?}", config.index(), report.handled);
-        return Ok(ExitCode::SUCCESS);
     }
-    if got != expected {
-        let first = got.iter().zip(&expected).position(|(a, b)| a != b);
-        println!(
-            "differs from sequential execution: {} results, {} expected, first difference at {first:?}",
-            got.len(),
-            expected.len()
-        );
-        return Ok(ExitCode::from(2));
-    }
-    println!(
-        "ok {:?}: {} results equal sequential execution on {} process(es) in {elapsed:.2?}; the caller's workers handled {}",
-        args.stage,
-        got.len(),
-        config.processes(),
-        report.handled
-    );
-    Ok(ExitCode::SUCCESS)
 }
 
 /// Each item's result in the keyed stage, computed sequentially.
@@ -198,13 +217,14 @@ fn launch(n: usize, args: &Args) -> anyhow::Result<ExitCode> {
     let me = std::env::current_exe().context("this program's path")?;
     let stage = format!("{:?}", args.stage).to_lowercase();
     let items = args.items.to_string();
+    let rounds = args.rounds.to_string();
     let pin = args.pin;
     let mut cluster = LocalCluster::start(n, |i| {
         let mut c = if pin { Command::new("taskset") } else { Command::new(&me) };
         if pin {
             c.args(["-c", &i.to_string()]).arg(&me);
         }
-        c.args([&stage, &items]);
+        c.args(["--rounds", &rounds, &stage, &items]);
         c
     })
     .context("starting the local processes")?;
