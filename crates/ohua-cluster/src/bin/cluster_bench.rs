@@ -47,7 +47,7 @@ fn main() -> anyhow::Result<()> {
     let pinned = Command::new("taskset").arg("-c").arg("0").arg("true").status().is_ok_and(|s| s.success());
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     println!("# cluster-bench: {} items, {} rounds, {cpus} CPUs, pinned: {pinned}", args.items, args.rounds);
-    for stage in ["squares", "keyed"] {
+    for stage in ["squares", "keyed", "light"] {
         let mut seq = Vec::new();
         let mut one = Vec::new();
         let mut two = Vec::new();
@@ -76,6 +76,12 @@ fn main() -> anyhow::Result<()> {
         );
         let formed: Vec<f64> = two.iter().map(|r| r.formed_ms).collect();
         println!("cluster set-up (timely's connections), caller: {formed:.0?} ms");
+        println!(
+            "per item: sequential {:.3} µs, 1 process {:.3} µs, 2 processes {:.3} µs (caller's wall time / items)",
+            s * 1e3 / args.items as f64,
+            o * 1e3 / args.items as f64,
+            t * 1e3 / args.items as f64
+        );
     }
     Ok(())
 }

@@ -11,6 +11,8 @@
 //! - `keyed N`: a counter per key (`x % 13`), every key's items on one
 //!   worker: each result is the item's work plus its key's count after it,
 //!   so any lost, doubled or reordered item changes it;
+//! - `light N`: a handler that does nothing (`x + round`): what the stage
+//!   itself costs per item, the caller's feeding, ordering and the bytes;
 //! - `slow N`: `squares` at 5 ms per item (the tests kill a process in it);
 //! - `panic N`: the handler panics at item N / 2 (made odd: on 2
 //!   processes of one worker, process 1 handles it).
@@ -53,6 +55,7 @@ struct Args {
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
 enum Stage {
+    Light,
     Squares,
     Keyed,
     Slow,
@@ -91,6 +94,7 @@ fn run(args: &Args) -> anyhow::Result<ExitCode> {
         let started = Instant::now();
         let results: Vec<u64> = match args.stage {
             Stage::Keyed => keyed_sequential(n),
+            Stage::Light => (0..n).map(std::hint::black_box).collect(),
             _ => (0..n).map(heavy).collect(),
         };
         std::hint::black_box(results);
@@ -151,6 +155,11 @@ fn one_round(cluster: &Cluster, stage: Stage, n: u64, round: u64) -> anyhow::Res
     let items = Items::Ready(if caller { 0..n } else { 0..0 });
     let (out, sink) = collector();
     match stage {
+        Stage::Light => {
+            let report =
+                cluster.run_stage(items, Route::RoundRobin, move |_| move |x: u64| x.wrapping_add(round), sink)?;
+            Ok((take(&out), (0..n).map(|x| x.wrapping_add(round)).collect(), report))
+        }
         Stage::Squares | Stage::Slow | Stage::Panic => {
             let f = move |x: u64| {
                 if matches!(stage, Stage::Slow) {

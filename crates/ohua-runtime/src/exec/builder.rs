@@ -8,6 +8,7 @@ use crate::node::elastic::{Elastic, Probe};
 use crate::node::inputs::DataInputs;
 use crate::node::outputs::OutputSet;
 use crate::node::path::PathCosts;
+use crate::node::remeasure::Remeasure;
 use crate::node::replicate::{order_capacity, Gather, Scatter, LANE_DEPTH, REORDER_DEPTH};
 use crate::node::Node;
 use crate::port::{In, Out};
@@ -334,8 +335,10 @@ impl<'a> Builder<'a> {
     /// Install a replica (`Role::Replica`) or the merge (`Role::Merge`) of
     /// replicated node `anchor`.
     pub(crate) fn install_extra(&mut self, anchor: usize, role: Role, mut node: Box<dyn Node + 'a>) {
-        if let (Role::Replica(0), Some(elastic)) = (role, &self.elastic[anchor]) {
-            node = Box::new(Probe::new(node, elastic.clone()));
+        match (role, &self.elastic[anchor]) {
+            (Role::Replica(0), Some(elastic)) => node = Box::new(Probe::new(node, elastic.clone())),
+            (Role::Replica(_), Some(elastic)) => node = Box::new(Remeasure::new(node, elastic.clone())),
+            _ => {}
         }
         let section = match role {
             Role::Replica(k) => self.plan.replica_sections[anchor][k],

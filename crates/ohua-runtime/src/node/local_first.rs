@@ -34,7 +34,10 @@
 //! few µs, and on lane 0 it would hold the scatter's section, and every
 //! operator there, for its whole length: a long `&self` summary on a
 //! snapshot held the heartbeats of its state's section back for 47 ms
-//! (`examples/src/bin/responsive.rs`, issue 24).
+//! (`examples/src/bin/responsive.rs`, issue 24). Since replica 0 then gets
+//! none of its items, the replicas that do get them measure a long verdict
+//! again (`remeasure.rs`): one slow first item on a loaded machine had kept
+//! a 0.5 ms operator long, and every lone item away, for a whole run.
 //!
 //! Only elastic operators: they measure their cost (`elastic.rs`). A
 //! scatter whose replicas a rule fixed deals as before.

@@ -122,6 +122,7 @@ pub mod outputs;
 pub(crate) mod path;
 mod rebalance;
 mod regroup;
+pub(crate) mod remeasure;
 pub mod replicate;
 pub(crate) mod slot;
 
