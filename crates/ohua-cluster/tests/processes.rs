@@ -160,8 +160,10 @@ fn a_process_that_stops_answering_is_named_after_the_heartbeat_timeout() {
         assert!(Command::new("kill").args(["-STOP", &pid]).status().expect("kill -STOP").success());
     });
     assert!(err.contains("cluster process 1 sent nothing"), "the error names process 1: {err}");
-    // 2 s of silence, plus up to a heartbeat's period and a park.
-    assert!(took < Duration::from_secs(4), "{took:?}");
+    // 2 s of silence, plus a heartbeat's period and a park when all is well
+    // (about 2.3 s); a loaded machine (CI runs tests beside each other on 2
+    // cores) took 4.2 s once, so the bound is the issue's: within 10 s.
+    assert!(took < Duration::from_secs(10), "{took:?}");
 }
 
 #[test]
