@@ -8,6 +8,7 @@
 //! their own (`Cargo.toml`). Run one file's tests with a filter:
 //! `cargo test -p ohua-conformance --test conformance -- replication::`.
 
+mod cluster_lanes;
 mod constructs;
 mod fusion;
 mod io_async;

@@ -30,4 +30,4 @@ pub mod passes;
 pub mod pipeline;
 pub mod updatable;
 
-pub use pipeline::{compile, expand, expand_fn, expand_mod, Compiled};
+pub use pipeline::{compile, compile_with, expand, expand_fn, expand_mod, Compiled, Options};

@@ -45,6 +45,45 @@ impl Compiled {
     }
 }
 
+/// What `#[algorithm(..)]`'s arguments ask for.
+///
+/// # Example
+///
+/// ```
+/// use ohua_compiler::pipeline::Options;
+/// let o = Options::parse(quote::quote!(cluster)).unwrap();
+/// assert!(o.cluster);
+/// assert!(Options::parse(quote::quote!(fast)).is_err());
+/// assert_eq!(Options::parse(quote::quote!()).unwrap(), Options::default());
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Options {
+    /// `cluster`: the algorithm's replicable calls may run in other
+    /// processes; every value they take or give must be `Serialize` and
+    /// `Deserialize` (checked at the user's bindings).
+    pub cluster: bool,
+}
+
+impl Options {
+    /// The options in an attribute's arguments: nothing, or `cluster`.
+    ///
+    /// # Errors
+    ///
+    /// Anything else, at its tokens.
+    pub fn parse(attr: TokenStream) -> syn::Result<Options> {
+        if attr.is_empty() {
+            return Ok(Options::default());
+        }
+        match syn::parse2::<syn::Ident>(attr.clone()) {
+            Ok(id) if id == "cluster" => Ok(Options { cluster: true }),
+            _ => Err(syn::Error::new_spanned(
+                attr,
+                "`#[algorithm]` takes no arguments but `cluster` (`#[algorithm(cluster)]`: its replicable calls may run in other processes)",
+            )),
+        }
+    }
+}
+
 /// Compile `item`; `siblings` are other algorithms it may call by name.
 ///
 /// # Errors
@@ -52,6 +91,15 @@ impl Compiled {
 /// Any construct outside the algorithm language, or an invalid use of one
 /// (see [`crate::error::CompileError`]).
 pub fn compile(item: &syn::ItemFn, siblings: &[syn::ItemFn]) -> Result<Compiled> {
+    compile_with(item, siblings, Options::default())
+}
+
+/// [`compile`] with the attribute's [`Options`].
+///
+/// # Errors
+///
+/// As [`compile`].
+pub fn compile_with(item: &syn::ItemFn, siblings: &[syn::ItemFn], options: Options) -> Result<Compiled> {
     let names: Vec<syn::Ident> =
         std::iter::once(item.sig.ident.clone()).chain(siblings.iter().map(|s| s.sig.ident.clone())).collect();
     let mut algorithms: HashMap<String, Algorithm> = HashMap::new();
@@ -68,6 +116,7 @@ pub fn compile(item: &syn::ItemFn, siblings: &[syn::ItemFn]) -> Result<Compiled>
     let mut graph = passes::lower::lower(&ir)?;
     graph.keyed = graph::keyed_locals(&ast.body);
     graph.cloneable = graph::cloneable_params(&ast);
+    graph.cluster = options.cluster;
     // A call on a snapshot state becomes a step on the state and a finish
     // off it, where a `&self` call runs (`graph/snapshot.rs`).
     let snapshots = graph::snapshot::snapshot_locals(item, &ast.body)?;
@@ -121,12 +170,13 @@ fn default_dump_dir() -> std::path::PathBuf {
 /// `compile_error!` at the offending tokens; it never panics (the fuzz test
 /// `tests/fuzz.rs` holds it to that).
 pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
-    if !attr.is_empty() {
-        return syn::Error::new_spanned(attr, "`#[algorithm]` takes no arguments").to_compile_error();
-    }
+    let options = match Options::parse(attr) {
+        Ok(o) => o,
+        Err(e) => return e.to_compile_error(),
+    };
     match syn::parse2::<syn::Item>(item) {
-        Ok(syn::Item::Fn(f)) => expand_fn(f, &[]),
-        Ok(syn::Item::Mod(m)) => expand_mod(m),
+        Ok(syn::Item::Fn(f)) => expand_fn_with(f, &[], options),
+        Ok(syn::Item::Mod(m)) => expand_mod_with(m, options),
         Ok(other) => {
             syn::Error::new_spanned(other, "`#[algorithm]` goes on a `fn` or on an inline `mod` of algorithms")
                 .to_compile_error()
@@ -138,7 +188,12 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// Expand `#[algorithm]` on a function: the generated item, or a
 /// `compile_error!` pointing at the offending code.
 pub fn expand_fn(item: syn::ItemFn, siblings: &[syn::ItemFn]) -> TokenStream {
-    match compile(&item, siblings) {
+    expand_fn_with(item, siblings, Options::default())
+}
+
+/// [`expand_fn`] with the attribute's [`Options`].
+pub fn expand_fn_with(item: syn::ItemFn, siblings: &[syn::ItemFn], options: Options) -> TokenStream {
+    match compile_with(&item, siblings, options) {
         Ok(c) => {
             dump_from_env(&c);
             c.tokens
@@ -154,7 +209,14 @@ pub fn expand_fn(item: syn::ItemFn, siblings: &[syn::ItemFn]) -> TokenStream {
 /// Expand `#[algorithm]` on an inline module: every `fn` in it marked
 /// `#[algorithm]` is compiled knowing all the others, so they can call each
 /// other (calls are inlined into one graph).
-pub fn expand_mod(mut module: syn::ItemMod) -> TokenStream {
+pub fn expand_mod(module: syn::ItemMod) -> TokenStream {
+    expand_mod_with(module, Options::default())
+}
+
+/// [`expand_mod`] with the module attribute's [`Options`] (`cluster` on the
+/// module marks every algorithm in it; `#[algorithm(cluster)]` on a
+/// function marks that one).
+pub fn expand_mod_with(mut module: syn::ItemMod, options: Options) -> TokenStream {
     let Some((_, items)) = module.content.as_mut() else {
         return syn::Error::new_spanned(
             &module,
@@ -176,10 +238,24 @@ pub fn expand_mod(mut module: syn::ItemMod) -> TokenStream {
         .collect();
     for item in items.iter_mut() {
         if let syn::Item::Fn(f) = item {
-            if f.attrs.iter().any(is_alg) {
+            if let Some(attr) = f.attrs.iter().find(|a| is_alg(a)) {
+                let own = match &attr.meta {
+                    syn::Meta::List(list) => Options::parse(list.tokens.clone()),
+                    _ => Ok(Options::default()),
+                };
+                let own = match own {
+                    Ok(o) => o,
+                    Err(e) => {
+                        // Keep the function, so that callers get no follow-up errors.
+                        let (err, mut clean) = (e.to_compile_error(), f.clone());
+                        clean.attrs.retain(|a| !is_alg(a));
+                        *item = syn::Item::Verbatim(quote::quote!(#err #clean));
+                        continue;
+                    }
+                };
                 let mut clean = f.clone();
                 clean.attrs.retain(|a| !is_alg(a));
-                let tokens = expand_fn(clean, &algs);
+                let tokens = expand_fn_with(clean, &algs, Options { cluster: options.cluster || own.cluster });
                 *item = syn::Item::Verbatim(tokens);
             }
         }

@@ -59,6 +59,7 @@
 #[path = "macro_support.rs"]
 pub mod __macro_support;
 pub(crate) mod arc;
+pub mod codec;
 pub mod context;
 pub mod deploy;
 pub(crate) mod exec;

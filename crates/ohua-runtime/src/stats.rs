@@ -181,6 +181,40 @@ pub struct NodeStats {
     /// replicas, with the measurement that caused it (the first
     /// [`MAX_DECISIONS`] of the run).
     pub decisions: Vec<ScalingDecision>,
+    /// For a call of a `#[ohua::algorithm(cluster)]` algorithm that ran on
+    /// serialized lanes ([`crate::deploy::Lanes::Serialized`]): the items
+    /// and bytes its lanes carried, arguments and results both.
+    pub encoded: Option<EncodedStats>,
+}
+
+/// What an operator's serialized lanes carried (see
+/// [`NodeStats::encoded`]): each argument tuple a replica took and each
+/// result tuple it gave is one item.
+///
+/// # Example
+///
+/// ```
+/// use ohua_runtime::report::EncodedStats;
+/// let e = EncodedStats { items: 4, bytes: 26 };
+/// assert_eq!(e.bytes_per_item(), 6.5);
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct EncodedStats {
+    /// Items encoded and decoded.
+    pub items: u64,
+    /// Their bytes.
+    pub bytes: u64,
+}
+
+impl EncodedStats {
+    /// Mean bytes per item (0 without items).
+    pub fn bytes_per_item(&self) -> f64 {
+        if self.items == 0 {
+            0.0
+        } else {
+            self.bytes as f64 / self.items as f64
+        }
+    }
 }
 
 impl NodeStats {
@@ -199,6 +233,7 @@ impl NodeStats {
             replicas: Vec::new(),
             elastic: None,
             decisions: Vec::new(),
+            encoded: None,
         }
     }
 }

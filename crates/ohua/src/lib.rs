@@ -86,8 +86,8 @@ pub mod update {
 /// how keyed state is split into key groups.
 pub mod deploy {
     pub use ohua_runtime::deploy::{
-        DeployError, IoMode, LatencyGoal, Load, Opening, Plan, Recut, ReplicaRule, Replication, RequestGoal, Scaling,
-        ScalingPolicy, SectionRule, SectionStrategy, Throughput,
+        DeployError, IoMode, Lanes, LatencyGoal, Load, Opening, Plan, Recut, ReplicaRule, Replication, RequestGoal,
+        Scaling, ScalingPolicy, SectionRule, SectionStrategy, Throughput,
     };
     pub use ohua_runtime::keyed::{Groups, KeyOf, KEY_GROUPS};
     pub use ohua_runtime::update::Regroup;
@@ -114,8 +114,8 @@ pub mod report {
     // `ohua::Source<Db>` (tests/compile_fail/cases/write_to_a_read_only_source.stderr).
     pub use ohua_runtime::graph::{ArcInfo, GraphInfo, NodeInfo};
     pub use ohua_runtime::report::{
-        to_dot, CallTiming, ElasticStats, IoSite, IoStats, NodeStats, Parallelism, RecutDecision, ReplicaStats,
-        ScalingDecision, SectionStats,
+        to_dot, CallTiming, ElasticStats, EncodedStats, IoSite, IoStats, NodeStats, Parallelism, RecutDecision,
+        ReplicaStats, ScalingDecision, SectionStats,
     };
 }
 

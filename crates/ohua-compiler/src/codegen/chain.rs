@@ -52,10 +52,13 @@ impl Chains {
     }
 }
 
-/// A call with one data input, no sticky input and one output.
+/// A call with one data input, no sticky input and one output; in a
+/// `cluster` algorithm, not a replicable one (its lanes carry its own
+/// arguments and results as bytes: `exec/serialized.rs` in the runtime).
 fn is_linkable(g: &Graph, n: usize) -> bool {
     let node = &g.nodes[n];
-    matches!(&node.kind, Kind::Call(c) if c.data.len() == 1 && c.sticky.is_empty() && c.returns.len() == 1)
+    !(g.cluster && g.stateless(n) && matches!(&node.kind, Kind::Call(c) if c.is_statement()))
+        && matches!(&node.kind, Kind::Call(c) if c.data.len() == 1 && c.sticky.is_empty() && c.returns.len() == 1)
         && node.inputs() == 1
         && node.outputs() == 1
 }

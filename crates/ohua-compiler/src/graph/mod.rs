@@ -34,6 +34,10 @@ pub struct Graph {
     /// Parameters of an evidently `Clone` type that nothing rebinds: a call
     /// in a loop that reads them is still replicable (`keyed.rs`).
     pub cloneable: Vec<String>,
+    /// The algorithm is marked `#[algorithm(cluster)]`: its replicable
+    /// calls may run in other processes, so their values must be serde
+    /// (checked at the user's bindings) and they are not fused into chains.
+    pub cluster: bool,
 }
 
 /// One arc from an output port to an input port.

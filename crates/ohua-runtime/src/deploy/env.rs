@@ -19,6 +19,8 @@ pub const OHUA_ARC_CAPACITY: &str = "OHUA_ARC_CAPACITY";
 pub const OHUA_REPLICAS: &str = "OHUA_REPLICAS";
 /// Overrides [`Deployment::io`] (`concurrent`, `serial` or `unbatched`).
 pub const OHUA_IO: &str = "OHUA_IO";
+/// Overrides [`Deployment::lanes`] (`values` or `serialized`).
+pub const OHUA_LANES: &str = "OHUA_LANES";
 /// Overrides [`Deployment::scaling`] (`throughput` or `p99=<n>ms`).
 pub const OHUA_SCALING: &str = "OHUA_SCALING";
 
@@ -83,6 +85,9 @@ pub fn from_env_with(lookup: impl Fn(&str) -> Option<String>) -> Result<Deployme
     }
     if let Some(v) = get(OHUA_IO) {
         d.io = v.parse().map_err(in_var(OHUA_IO))?;
+    }
+    if let Some(v) = get(OHUA_LANES) {
+        d.lanes = v.parse().map_err(in_var(OHUA_LANES))?;
     }
     if let Some(v) = get(OHUA_SCALING) {
         d.scaling = v.parse().map_err(in_var(OHUA_SCALING))?;

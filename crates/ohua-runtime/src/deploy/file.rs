@@ -22,6 +22,8 @@ struct FileConfig {
     io: Option<String>,
     /// `throughput` or `p99=<n>ms` (`replicas = "elastic"`'s policy).
     scaling: Option<String>,
+    /// `values` or `serialized`.
+    lanes: Option<String>,
     /// `[algorithm.NAME]`: sections of one algorithm only.
     #[serde(default)]
     algorithm: std::collections::BTreeMap<String, AlgorithmConfig>,
@@ -77,6 +79,9 @@ pub(super) fn apply_toml(mut base: Deployment, s: &str) -> Result<Deployment, De
     }
     if let Some(io) = &cfg.io {
         base.io = io.parse()?;
+    }
+    if let Some(lanes) = &cfg.lanes {
+        base.lanes = lanes.parse()?;
     }
     if let Some(scaling) = &cfg.scaling {
         base.scaling = scaling.parse()?;

@@ -330,6 +330,7 @@ mod tests {
             replicas: vec![],
             elastic: None,
             decisions: vec![],
+            encoded: None,
         }]
     }
 

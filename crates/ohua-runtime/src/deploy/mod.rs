@@ -14,7 +14,8 @@
 //!    (`auto` | `single` | `per-op` | `random:N:SEED`), `OHUA_BATCH`,
 //!    `OHUA_ARC_CAPACITY`, `OHUA_REPLICAS` (`auto` | `off` |
 //!    `random:MAX:SEED` | `PATTERN=N; PATTERN=N`, see [`Replication`]) and
-//!    `OHUA_IO` (`concurrent` | `serial` | `unbatched`, see [`IoMode`]).
+//!    `OHUA_IO` (`concurrent` | `serial` | `unbatched`, see [`IoMode`]) and
+//!    `OHUA_LANES` (`values` | `serialized`, see [`Lanes`]).
 //!    Empty variables count as unset.
 //! 4. A programmatic override, [`crate::context::with_deployment`], which
 //!    replaces all of the above for the runs inside it.
@@ -32,6 +33,7 @@
 //! sections = "auto"         # or "single", "per-op", "random:3:42"
 //! replicas = "auto"         # or "off", "random:4:42"
 //! io = "concurrent"         # or "serial" (one batch at a time), "unbatched"
+//! lanes = "values"          # or "serialized" (cluster algorithms' values as bytes)
 //!
 //! # Replicas of stateless calls in loops (win over `replicas`): the first
 //! # matching rule sets the count; operators matching none run once.
@@ -88,6 +90,7 @@ mod env;
 mod error;
 mod file;
 mod io_mode;
+mod lanes;
 pub(crate) mod learned;
 mod link_times;
 mod long_firings;
@@ -105,11 +108,12 @@ mod unmatched;
 
 pub use current::{current, reload};
 pub use env::{
-    from_env, from_env_with, OHUA_ARC_CAPACITY, OHUA_BATCH, OHUA_CONFIG, OHUA_IO, OHUA_REPLICAS, OHUA_SCALING,
-    OHUA_SECTIONS, OHUA_WORKERS,
+    from_env, from_env_with, OHUA_ARC_CAPACITY, OHUA_BATCH, OHUA_CONFIG, OHUA_IO, OHUA_LANES, OHUA_REPLICAS,
+    OHUA_SCALING, OHUA_SECTIONS, OHUA_WORKERS,
 };
 pub use error::DeployError;
 pub use io_mode::IoMode;
+pub use lanes::Lanes;
 pub(crate) use link_times::{nanos, LinkTimes, PROBE_EVERY, PROBE_ITEMS, PROBE_STEPS};
 pub(crate) use long_firings::LONG_FIRING_NS;
 pub use plan::{plan, Opening, Plan};
@@ -171,6 +175,9 @@ pub struct Deployment {
     /// How elastic operators that follow their load (`replicas =
     /// "elastic"`) choose their replicas: [`Scaling`]'s policies.
     pub scaling: Scaling,
+    /// What the lanes of replicated calls carry: values, or (for
+    /// `#[ohua::algorithm(cluster)]` algorithms) values as bytes.
+    pub lanes: Lanes,
 }
 
 /// Default firings per step.
@@ -212,6 +219,7 @@ impl Default for Deployment {
             replicas: Replication::Auto,
             io: IoMode::Concurrent,
             scaling: Scaling::default(),
+            lanes: Lanes::Values,
         }
     }
 }
@@ -387,6 +395,22 @@ impl Deployment {
     #[must_use]
     pub fn io(mut self, io: IoMode) -> Deployment {
         self.io = io;
+        self
+    }
+
+    /// The same deployment, whose replicated calls' lanes carry `lanes`
+    /// (the `lanes` key, `OHUA_LANES`).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// # mod ohua { pub use ohua_runtime::deploy::Deployment; pub mod deploy { pub use ohua_runtime::deploy::*; } }
+    /// use ohua::{deploy::Lanes, Deployment};
+    /// assert_eq!(Deployment::default().lanes(Lanes::Serialized).lanes, Lanes::Serialized);
+    /// ```
+    #[must_use]
+    pub fn lanes(mut self, lanes: Lanes) -> Deployment {
+        self.lanes = lanes;
         self
     }
 }

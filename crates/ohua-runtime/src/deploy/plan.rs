@@ -78,6 +78,8 @@ pub struct Plan {
     /// The policy of the elastic replicas that follow their load
     /// ([`Opening::Load`]): the deployment's [`Scaling`].
     pub scaling: Scaling,
+    /// What the replicated calls' lanes carry ([`super::Lanes`]).
+    pub lanes: super::Lanes,
     /// Whether the run re-cuts its sections while it goes on (one
     /// section's thread steps another's operators for a while, then lets
     /// them go): random sections at drawn moments (the tests' chaos); by
@@ -137,6 +139,7 @@ impl Plan {
             elastic: vec![None; n],
             long_items: vec![0; n],
             scaling: Scaling::default(),
+            lanes: super::Lanes::Values,
             recut: None,
         }
     }
@@ -279,6 +282,7 @@ pub fn plan(graph: &GraphInfo, d: &Deployment) -> Plan {
         elastic,
         long_items,
         scaling: d.scaling.clone(),
+        lanes: d.lanes,
         recut,
     }
 }

@@ -65,6 +65,8 @@ pub struct Builder<'a> {
     /// With a live view on: per arc built, the node it feeds and a gauge
     /// of its fill (`exec/live.rs`).
     gauges: Option<Vec<crate::live::counts::Gauge<'a>>>,
+    /// Per call on serialized lanes, the items and bytes they carried.
+    encoded: Vec<(usize, crate::sync::process::Arc<crate::codec::LaneBytes>)>,
 }
 
 /// An operator beyond one per node: a replica or a merge of node `anchor`.
@@ -90,6 +92,8 @@ pub(crate) struct Built<'a> {
     pub(crate) holds: Vec<HoldFollow>,
     /// The arcs' gauges, with a live view on.
     pub(crate) gauges: Vec<crate::live::counts::Gauge<'a>>,
+    /// Per call on serialized lanes, the items and bytes they carried.
+    pub(crate) encoded: Vec<(usize, crate::sync::process::Arc<crate::codec::LaneBytes>)>,
 }
 
 impl<'a> Builder<'a> {
@@ -113,6 +117,7 @@ impl<'a> Builder<'a> {
             link_times: None,
             holds: Vec::new(),
             gauges: crate::live::is_on().then(Vec::new),
+            encoded: Vec::new(),
         }
     }
 
@@ -457,6 +462,14 @@ impl<'a> Builder<'a> {
         ResultSlot::new()
     }
 
+    /// Where node `id`'s serialized lanes count what they carry (for the
+    /// run's report, [`crate::report::NodeStats::encoded`]).
+    pub(crate) fn lane_bytes(&mut self, id: usize) -> crate::sync::process::Arc<crate::codec::LaneBytes> {
+        let counts = crate::sync::process::Arc::new(crate::codec::LaneBytes::default());
+        self.encoded.push((id, counts.clone()));
+        counts
+    }
+
     /// The installed operators, indexed by node id.
     ///
     /// # Panics
@@ -482,6 +495,7 @@ impl<'a> Builder<'a> {
             link_times: self.link_times,
             holds: self.holds,
             gauges: self.gauges.unwrap_or_default(),
+            encoded: self.encoded,
         }
     }
 }

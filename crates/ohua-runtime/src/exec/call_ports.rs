@@ -32,8 +32,8 @@ use super::builder::{Builder, Role};
 
 /// A call operator's ports, waiting for its function ([`Builder::call`]).
 pub struct CallPorts<'b, 'a, I, S, O> {
-    builder: &'b mut Builder<'a>,
-    id: usize,
+    pub(super) builder: &'b mut Builder<'a>,
+    pub(super) id: usize,
     inputs: I,
     sticky: S,
     outputs: O,
@@ -182,7 +182,7 @@ where
     /// [`CallPorts::run_replicable`] on a replicated node, one function per
     /// replica: compiled once per port types.
     #[inline(never)]
-    fn run_replicas(self, fs: Vec<CallFn<'a, I, S, O>>) {
+    pub(super) fn run_replicas(self, fs: Vec<CallFn<'a, I, S, O>>) {
         let CallPorts { builder, id, inputs, sticky, outputs } = self;
         let mut copies = sticky.fan(builder, id, builder.plan().replicas[id]).into_iter();
         let mut fs = fs.into_iter();

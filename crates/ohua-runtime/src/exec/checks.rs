@@ -27,6 +27,25 @@ pub trait SharedByOperators {}
 
 impl<T: Clone> SharedByOperators for T {}
 
+/// A value of a `#[ohua::algorithm(cluster)]` algorithm that a replicable
+/// call takes or gives: its replicas may run in other processes, so it
+/// crosses as bytes and must be `Serialize` and `Deserialize` (owned: a
+/// borrowed `&str` cannot be rebuilt in another process).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` may cross processes (this algorithm is marked `cluster`), so it must be `Serialize` and `Deserialize`",
+    label = "a replicable call takes or gives this value, and its replicas may run in other processes",
+    note = "derive `serde::Serialize` and `serde::Deserialize` for it (owned data: `String`, not `&str`), or drop `cluster` from `#[ohua::algorithm(cluster)]`"
+)]
+pub trait CrossesProcesses {}
+
+impl<T: serde::Serialize + serde::de::DeserializeOwned> CrossesProcesses for T {}
+
+/// Generated code calls this on a value of a `cluster` algorithm that a
+/// replicable call takes or gives (a `String` may: the unit test
+/// `a_string_crosses_processes`).
+#[inline(always)]
+pub fn crosses_processes<T: CrossesProcesses>(_: &T) {}
+
 /// Generated code calls this on a value that crosses operators (an `Arc`
 /// does: the unit test `an_arc_crosses_operators`).
 #[inline(always)]
@@ -39,7 +58,13 @@ pub fn shared<T: SharedByOperators>(_: &T) {}
 
 #[cfg(test)]
 mod tests {
-    use super::{crossing, shared};
+    use super::{crosses_processes, crossing, shared};
+
+    /// [`crosses_processes`]'s example.
+    #[test]
+    fn a_string_crosses_processes() {
+        crosses_processes(&(String::from("bytes"), 7u64));
+    }
 
     /// [`crossing`]'s example.
     #[test]

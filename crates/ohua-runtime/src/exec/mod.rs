@@ -25,12 +25,13 @@ mod recut;
 mod rescue;
 mod run;
 mod section;
+mod serialized;
 pub(crate) mod shared;
 mod threads;
 mod timing;
 
 pub use crate::node::slot::ResultSlot;
 pub use builder::Builder;
-pub use checks::{crossing, shared};
+pub use checks::{crosses_processes, crossing, shared};
 pub use parts::part;
 pub use run::execute;

@@ -40,6 +40,7 @@ pub(crate) fn make_report(
         .enumerate()
         .map(|(id, n)| NodeStats {
             fused_into: fused.into[id].map(|head| graph.nodes[head].name),
+            encoded: None,
             decisions: elastic.get(id).and_then(Option::as_ref).map_or_else(Vec::new, Elastic::decisions),
             elastic: elastic.get(id).and_then(Option::as_ref).map(|e| {
                 let (opened_after, ns_per_item) = e.decision();

@@ -136,7 +136,7 @@ impl<'a> Prepared<'a> {
             attach(graph, control, &mut built.nodes, &mut built.extras);
         }
         let (plan, fused_into, elastic, link_times) = (built.plan, built.fused_into, built.elastic, built.link_times);
-        let (holds, gauges) = (built.holds, built.gauges);
+        let (holds, gauges, encoded) = (built.holds, built.gauges, built.encoded);
         let regroup = match &plan.recut {
             Some(Recut::Measured { threads, start }) => {
                 Some(std::sync::Arc::new(Regroup::new(*threads, start, false, holds)))
@@ -181,6 +181,9 @@ impl<'a> Prepared<'a> {
         let fused = deploy::learned::Fused { into: &fused_into, sampled: &links };
         let mut report = make_report(graph, plan, start, counters, fused, stats, &elastic);
         report.panicked = shared.panicked_operator();
+        for (id, counts) in &encoded {
+            report.nodes[*id].encoded = Some(counts.get());
+        }
         report.recuts = regroup.map(|r| r.decisions()).unwrap_or_default();
         report.snapshots = shared.snapshots().get();
         if let Some(control) = &control {

@@ -16,8 +16,8 @@ mod view;
 use std::time::Duration;
 
 pub use crate::stats::{
-    CallTiming, ElasticStats, IoSite, IoStats, NodeStats, RecutDecision, ReplicaStats, ScalingDecision, SectionStats,
-    MAX_DECISIONS,
+    CallTiming, ElasticStats, EncodedStats, IoSite, IoStats, NodeStats, RecutDecision, ReplicaStats, ScalingDecision,
+    SectionStats, MAX_DECISIONS,
 };
 pub use dot::to_dot;
 pub use parallelism::Parallelism;
@@ -81,7 +81,7 @@ pub fn fences_are_asymmetric() -> bool {
 ///     nodes: vec![NodeStats {
 ///         name: "demo/f#0", kind: "call", section: 0,
 ///         firings: 3, steps: 2, busy: Duration::from_millis(5), fused_into: None,
-///         replicas: vec![], elastic: None, decisions: vec![],
+///         replicas: vec![], elastic: None, decisions: vec![], encoded: None,
 ///     }],
 ///     plan: Plan::unreplicated(vec![0], 1, 256, 1024),
 /// };

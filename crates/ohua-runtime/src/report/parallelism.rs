@@ -152,6 +152,7 @@ mod tests {
                 replicas: vec![],
                 elastic: None,
                 decisions: vec![],
+                encoded: None,
             })
             .collect();
         RunReport {

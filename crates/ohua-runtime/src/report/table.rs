@@ -181,6 +181,7 @@ mod tests {
             replicas: vec![],
             elastic: None,
             decisions: vec![],
+            encoded: None,
         }
     }
 

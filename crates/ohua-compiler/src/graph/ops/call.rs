@@ -35,6 +35,13 @@ pub struct Sticky {
     pub home: u16,
 }
 
+impl CallNode {
+    /// Whether this is a user's statement (`let`, an assignment), not glue.
+    pub fn is_statement(&self) -> bool {
+        matches!(self.code, Code::Let { .. } | Code::Assign { .. })
+    }
+}
+
 impl Operator for CallNode {
     fn name(&self) -> &'static str {
         "call"
@@ -85,9 +92,22 @@ fn call(e: &Emit<'_>, c: &CallNode) -> TokenStream {
             quote!(#b.call(#id, #ins, #sticky, #outs).run_keyed(#f, #route);)
         });
     }
-    let run = if g.stateless(n) { quote!(run_replicable) } else { quote!(run) };
+    // A `cluster` algorithm's replicable call carries its values as bytes
+    // where the deployment says so (`exec/serialized.rs` in the runtime).
+    let run = match (g.stateless(n), distributable(g, n, c)) {
+        (true, true) => quote!(run_distributable),
+        (true, false) => quote!(run_replicable),
+        (false, _) => quote!(run),
+    };
     let order: Vec<usize> = (0..c.sticky.len()).collect();
     call_with(e, c, &order, |b, id, ins, sticky, outs, f| quote!(#b.call(#id, #ins, #sticky, #outs).#run(#f);))
+}
+
+/// Whether call `n` may run in another process: a user's statement in a
+/// `cluster` algorithm (glue such as a loop's `ControlFlow` or an arm
+/// selector is cheap, and its values need not be serde).
+fn distributable(g: &crate::graph::Graph, n: usize, c: &CallNode) -> bool {
+    g.cluster && c.is_statement() && g.nodes[n].depth >= 1
 }
 
 /// The parts of a call's statement: its data inputs, its sticky inputs in
@@ -117,7 +137,8 @@ fn call_with(
         ordered = CallNode { sticky: order.iter().map(|&k| c.sticky[k].clone()).collect(), ..c.clone() };
         &ordered
     };
-    let f = closure(c, &fanned);
+    let crosses = distributable(e.g, e.n, c) && e.g.stateless(e.n) && e.g.keyed_call(e.n).is_none();
+    let f = closure(c, &fanned, crosses);
     let (b, id) = (e.builder(), e.id());
     emit(quote!(#b), quote!(#id), quote!((#(#ins,)*)), quote!((#(#sticky,)*)), quote!((#(#outs,)*)), f)
 }
@@ -145,13 +166,15 @@ fn key_span(key: &syn::Expr) -> proc_macro2::Span {
 fn link(e: &Emit<'_>, c: &CallNode) -> TokenStream {
     let rt = e.rt();
     let fanned = [e.fanned(0)];
-    let (i, o, f, id) = (e.input(0), e.output(0), closure(c, &fanned), e.id());
+    let (i, o, f, id) = (e.input(0), e.output(0), closure(c, &fanned, false), e.id());
     quote!(#rt::Link::new(#id, #i, #o, #f))
 }
 
 /// The closure of a call node: `|(data..), (sticky..)| ((sticky..), (outputs..))`.
-/// `fanned[k]`: output `k` goes to several operators.
-fn closure(c: &CallNode, fanned: &[bool]) -> TokenStream {
+/// `fanned[k]`: output `k` goes to several operators; `crosses`: the call
+/// may run in another process (a replicable call of a `cluster` algorithm),
+/// so every value it takes and gives is checked serde at the user's names.
+fn closure(c: &CallNode, fanned: &[bool], crosses: bool) -> TokenStream {
     let data_pats = c.data.iter().map(|d| match d {
         Some(ident) => quote!(mut #ident),
         None => quote!(_),
@@ -174,9 +197,21 @@ fn closure(c: &CallNode, fanned: &[bool]) -> TokenStream {
     let checks = bound.iter().enumerate().map(|(k, r)| {
         let shared =
             fanned.get(k).copied().unwrap_or(false).then(|| quote::quote_spanned!(r.span()=> __ohua::shared(&#r);));
-        quote::quote_spanned!(r.span()=> __ohua::crossing(&#r); #shared)
+        let process = crosses.then(|| quote::quote_spanned!(r.span()=> __ohua::crosses_processes(&#r);));
+        quote::quote_spanned!(r.span()=> __ohua::crossing(&#r); #shared #process)
     });
-    let stmt = quote!(#stmt #(#checks)*);
+    // What the call takes, checked before the statement may move it.
+    let taken: Vec<TokenStream> = if crosses {
+        c.data
+            .iter()
+            .flatten()
+            .chain(sticky_idents.iter().copied())
+            .map(|i| quote::quote_spanned!(i.span()=> __ohua::crosses_processes(&#i);))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let stmt = quote!(#(#taken)* #stmt #(#checks)*);
     // The returned tuple too: rustc reports a value that borrows from the
     // operator's own inputs (`for x in xs.iter()`, E0515) at the return.
     let ret_span = bound.first().map_or_else(proc_macro2::Span::call_site, syn::Ident::span);

@@ -36,6 +36,7 @@ pub fn lower(ir: &Ir) -> Result<Graph> {
             arcs: Vec::new(),
             keyed: Vec::new(),
             cloneable: Vec::new(),
+            cluster: false,
         },
         ctxs: vec![Ctx::top()],
         def: HashMap::new(),

@@ -1,0 +1,239 @@
+//! `#[ohua::algorithm(cluster)]` (issue 25, second part): the algorithm's
+//! replicable calls carry their values as bytes where the deployment says
+//! `lanes = "serialized"`, what a lane to a replica in another process
+//! does, and results and every state's calls still equal sequential
+//! execution. The bytes each call's lanes carried are in the report.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use ohua::deploy::Lanes;
+use ohua::{Deployment, Replication, SectionStrategy};
+use ohua_conformance::{deployments, Log};
+use proptest::prelude::*;
+use serde::{Deserialize, Serialize};
+
+fn slow_square(x: u64) -> u64 {
+    let mut h = x;
+    for _ in 0..(x % 5) * 40 {
+        h = h.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    }
+    std::hint::black_box(h);
+    x * x
+}
+
+/// A value of the user's own type, with text in it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct Reading {
+    sensor: String,
+    value: i64,
+    tags: Vec<String>,
+}
+
+fn parse(line: String) -> Reading {
+    let (sensor, value) = line.split_once('=').unwrap_or((&line, "0"));
+    let value = value.parse().unwrap_or(-1);
+    let tags = if value % 2 == 0 { vec!["even".to_string()] } else { Vec::new() };
+    Reading { sensor: sensor.to_string(), value, tags }
+}
+
+fn weigh(r: Reading, weight: i64) -> (String, i64) {
+    (format!("{}:{}", r.sensor, r.tags.join(",")), r.value * weight)
+}
+
+fn halve(x: u64) -> u64 {
+    x / 2
+}
+
+#[ohua::algorithm(cluster)]
+fn squares(xs: Vec<u64>) -> Vec<u64> {
+    let ys: Vec<u64> = xs.into_iter().map(|x| slow_square(x)).collect();
+    ys
+}
+
+/// Arguments and results of the user's own types and tuples, a captured
+/// value read by every iteration, and a state after the replicated calls.
+#[ohua::algorithm(cluster)]
+fn readings(lines: Vec<String>, weight: i64) -> Log {
+    let mut log = Log::new();
+    for line in lines {
+        let reading = parse(line);
+        let (name, score) = weigh(reading, weight);
+        log.mark(&name);
+        log.push(score);
+    }
+    log
+}
+
+/// Replicated calls in both arms of a branch, with a chain of calls that a
+/// `cluster` algorithm does not fuse.
+#[ohua::algorithm(cluster)]
+fn branches(xs: Vec<u64>) -> Log {
+    let mut log = Log::new();
+    for x in xs {
+        let y = if x % 3 == 0 {
+            let a = slow_square(x);
+            let b = halve(a);
+            b
+        } else {
+            let c = halve(x);
+            c
+        };
+        log.push(y as i64);
+    }
+    log
+}
+
+/// `cluster` on a module marks every algorithm in it.
+#[ohua::algorithm(cluster)]
+mod marked {
+    use super::{halve, slow_square};
+
+    #[ohua::algorithm]
+    pub fn halves(xs: Vec<u64>) -> Vec<u64> {
+        let ys: Vec<u64> = xs.into_iter().map(|x| halve(x)).collect();
+        ys
+    }
+
+    #[ohua::algorithm]
+    pub fn both(xs: Vec<u64>) -> Vec<u64> {
+        let ys: Vec<u64> = xs.into_iter().map(|x| slow_square(x)).collect();
+        let zs = halves(ys);
+        zs
+    }
+}
+
+/// The conformance deployments, every one with serialized lanes.
+fn serialized() -> Vec<(String, Deployment)> {
+    deployments()
+        .into_iter()
+        .map(|(name, d)| (format!("{name}, serialized lanes"), d.lanes(Lanes::Serialized)))
+        .collect()
+}
+
+/// `run` under every deployment with serialized lanes equals sequential.
+fn check_serialized<R: PartialEq + std::fmt::Debug>(run: impl Fn() -> R) {
+    let expected = ohua::sequential(&run);
+    for (name, d) in serialized() {
+        let got = ohua::with_deployment(d, &run);
+        assert_eq!(got, expected, "deployment `{name}` differs from sequential execution");
+    }
+}
+
+fn lines(n: usize) -> Vec<String> {
+    (0..n).map(|i| if i % 7 == 6 { format!("bad{i}") } else { format!("s{}={}", i % 4, i as i64 - 50) }).collect()
+}
+
+fn two_replicas() -> Deployment {
+    Deployment::default()
+        .workers(2)
+        .sections(SectionStrategy::Auto)
+        .replicas(".*=2".parse::<Replication>().unwrap())
+        .lanes(Lanes::Serialized)
+}
+
+#[test]
+fn a_cluster_algorithm_with_values_as_bytes_equals_sequential_execution() {
+    check_serialized(|| squares((0..300).collect()));
+    check_serialized(|| readings(lines(200), 3));
+    check_serialized(|| branches((0..200).collect()));
+    check_serialized(|| marked::both((0..100).collect()));
+}
+
+/// Every argument tuple a replica took and every result it gave went
+/// through bytes: 2 items per call, and `u64`s of under 251 take one byte.
+#[test]
+fn the_report_counts_the_items_and_bytes_each_call_sent() {
+    let xs: Vec<u64> = (0..200).map(|x| x % 15).collect();
+    let (ys, reports) = ohua::profile(|| ohua::with_deployment(two_replicas(), || squares(xs.clone())));
+    assert_eq!(ys, ohua::sequential(|| squares(xs.clone())));
+    let square = reports[0].nodes.iter().find(|n| n.name.contains("slow_square")).expect("the call's statistics");
+    assert!(square.replicas.len() == 2, "{square:?}");
+    let encoded = square.encoded.expect("serialized lanes counted");
+    assert_eq!(encoded.items, 2 * 200, "{encoded:?}");
+    // (x,) is one byte for x < 251, and so is x * x < 251 for x < 16.
+    assert_eq!(encoded.bytes, 200 + 200, "{encoded:?}");
+
+    // Values, not bytes: nothing counted.
+    let values = two_replicas().lanes(Lanes::Values);
+    let (_, reports) = ohua::profile(|| ohua::with_deployment(values, || squares(xs.clone())));
+    let square = reports[0].nodes.iter().find(|n| n.name.contains("slow_square")).expect("the call's statistics");
+    assert_eq!(square.encoded, None);
+}
+
+/// The user's type and a tuple with text: more than a byte per item.
+#[test]
+fn text_and_the_users_own_types_cross_as_their_bytes() {
+    let (log, reports) = ohua::profile(|| ohua::with_deployment(two_replicas(), || readings(lines(70), 2)));
+    assert_eq!(log, ohua::sequential(|| readings(lines(70), 2)));
+    let parse = reports[0].nodes.iter().find(|n| n.name.contains("/parse#")).expect("parse");
+    let encoded = parse.encoded.expect("serialized lanes counted");
+    assert_eq!(encoded.items, 2 * 70);
+    assert!(encoded.bytes_per_item() > 5.0, "{encoded:?}");
+}
+
+/// A value whose `Deserialize` does not read what its `Serialize` wrote
+/// (the two disagree on the format) cannot cross processes: the run
+/// fails, and the message names the type.
+#[derive(Debug, Clone, PartialEq)]
+struct Lopsided(u64);
+
+impl Serialize for Lopsided {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u64(self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for Lopsided {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let (a, _): (u64, u64) = Deserialize::deserialize(d)?;
+        Ok(Lopsided(a))
+    }
+}
+
+fn lopsided(x: u64) -> Lopsided {
+    Lopsided(x)
+}
+
+#[ohua::algorithm(cluster)]
+fn lopsided_values(xs: Vec<u64>) -> Vec<Lopsided> {
+    let ys: Vec<Lopsided> = xs.into_iter().map(|x| lopsided(x)).collect();
+    ys
+}
+
+#[test]
+fn a_value_that_does_not_come_back_from_its_bytes_fails_the_run_naming_its_type() {
+    let xs: Vec<u64> = (0..50).collect();
+    // As values the run is fine.
+    let fine = ohua::with_deployment(two_replicas().lanes(Lanes::Values), || lopsided_values(xs.clone()));
+    assert_eq!(fine.len(), 50);
+    let err = catch_unwind(AssertUnwindSafe(|| ohua::with_deployment(two_replicas(), || lopsided_values(xs.clone()))))
+        .expect_err("a value that does not decode fails the run");
+    let message = err
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| err.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_default();
+    assert!(message.contains("cluster_lanes::Lopsided") && message.contains("could not be decoded"), "{message}");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
+
+    /// Random inputs under random sections and replicas, values as bytes.
+    #[test]
+    fn random_inputs_on_random_replicas_as_bytes_equal_sequential(
+        xs in proptest::collection::vec(0u64..100_000, 0..80),
+        n in 0usize..60,
+        weight in -5i64..5,
+        seed in 0u64..1000,
+    ) {
+        let d = Deployment::default()
+            .workers(2)
+            .sections(SectionStrategy::Random { sections: 3, seed })
+            .replicas(Replication::Random { max: 4, seed })
+            .batch_size(1 + (seed % 5) as usize)
+            .lanes(Lanes::Serialized);
+        let run = || (squares(xs.clone()), readings(lines(n), weight), branches(xs.clone()));
+        prop_assert_eq!(ohua::with_deployment(d, run), ohua::sequential(run));
+    }
+}
