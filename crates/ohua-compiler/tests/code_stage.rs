@@ -12,6 +12,30 @@ fn code(item: syn::ItemFn) -> String {
     format!("// {} lines, {} bytes\n{code}", code.lines().count(), code.len())
 }
 
+/// A `cluster` algorithm (issue 25): its replicable statements are not
+/// fused, run as `run_distributable` (values as bytes where the deployment
+/// says `lanes = "serialized"`), and check every value they take and give
+/// `Serialize + Deserialize` at the user's names; the state's call does not.
+#[test]
+fn cluster_algorithm_checks_what_crosses_processes() {
+    let item: syn::ItemFn = syn::parse_quote! {
+        fn scores(lines: Vec<String>, weight: i64) -> Vec<i64> {
+            let mut out = Vec::new();
+            for line in lines {
+                let r = parse(line);
+                let s = score(r, weight);
+                out.push(s);
+            }
+            out
+        }
+    };
+    let code = ohua_compiler::compile_with(&item, &[], ohua_compiler::Options { cluster: true })
+        .expect("compiles")
+        .stage("code")
+        .unwrap();
+    insta::assert_snapshot!(format!("// {} lines, {} bytes\n{code}", code.lines().count(), code.len()));
+}
+
 /// A pipeline of stateless calls around a state used once per item: the
 /// fused chain, the resident state and the collecting sink.
 #[test]

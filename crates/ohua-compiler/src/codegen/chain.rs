@@ -107,6 +107,26 @@ mod tests {
         assert_eq!(found[0].len(), 3, "{found:?}");
     }
 
+    /// In a `cluster` algorithm each replicable statement keeps its own
+    /// lanes (its values cross as bytes): no chain.
+    #[test]
+    fn a_cluster_algorithm_fuses_no_replicable_calls() {
+        let item: syn::ItemFn = syn::parse_quote! {
+            fn three(xs: Vec<u64>) -> Vec<u64> {
+                let mut out = Vec::new();
+                for x in xs {
+                    let a = f(x);
+                    let b = g(a);
+                    out.push(b);
+                }
+                out
+            }
+        };
+        let g = crate::compile_with(&item, &[], crate::Options { cluster: true }).expect("compiles").graph;
+        assert_eq!(Chains::of(&g).chains().count(), 0);
+        assert_eq!(chains(item).len(), 1, "without `cluster` f and g are one chain");
+    }
+
     #[test]
     fn a_value_used_twice_ends_the_chain() {
         // `a` goes to `g` and to `k`: its producer `f` cannot pass it on alone.
