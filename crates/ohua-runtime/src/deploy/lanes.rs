@@ -57,3 +57,21 @@ impl fmt::Display for Lanes {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::{file, from_env_with, Deployment};
+    use super::Lanes;
+
+    #[test]
+    fn lanes_come_from_the_file_and_the_environment() {
+        let d = file::apply_toml(Deployment::default(), "lanes = \"serialized\"").unwrap();
+        assert_eq!(d.lanes, Lanes::Serialized);
+        let env = |k: &str| (k == "OHUA_LANES").then(|| "serialized".to_string());
+        assert_eq!(from_env_with(env).unwrap().lanes, Lanes::Serialized);
+        assert_eq!(from_env_with(|_| None).unwrap().lanes, Lanes::Values);
+        let bad = |k: &str| (k == "OHUA_LANES").then(|| "bytes".to_string());
+        let err = from_env_with(bad).unwrap_err().to_string();
+        assert!(err.contains("OHUA_LANES") && err.contains("`values` or `serialized`"), "{err}");
+    }
+}
