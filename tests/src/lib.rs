@@ -145,6 +145,29 @@ pub fn check<R: PartialEq + Debug>(run: impl Fn() -> R) -> R {
     expected
 }
 
+/// Run `run` under the conformance deployments that replicate calls
+/// (random sections and replicas), each with serialized lanes
+/// (`lanes = "serialized"`: a `#[ohua::algorithm(cluster)]` algorithm's
+/// replicable calls send their values through bytes), and return the
+/// result, asserting every deployment gave the same.
+///
+/// # Panics
+///
+/// With the deployment's name if two results differ.
+pub fn check_serialized<R: PartialEq + Debug>(run: impl Fn() -> R) -> R {
+    let mut first: Option<(String, R)> = None;
+    for (name, d) in deployments().into_iter().filter(|(name, _)| name.contains("replicas")) {
+        let got = ohua::with_deployment(d.lanes(ohua::deploy::Lanes::Serialized), &run);
+        match &first {
+            Some((first_name, want)) => {
+                assert_eq!(&got, want, "serialized lanes: deployment `{name}` differs from `{first_name}`")
+            }
+            None => first = Some((name, got)),
+        }
+    }
+    first.expect("deployments with replicas").1
+}
+
 /// Run `run` as a service (live updates) whose loops are crossed by a
 /// stream of no-op control markers, under random sections and replicas:
 /// markers pass through every kind of operator, change nothing, and every

@@ -25,13 +25,14 @@ fn generated_code(programs: usize) -> Vec<String> {
 fn compiled(programs: usize) -> Vec<ohua_compiler::Compiled> {
     (0..programs)
         .map(|index| {
-            let file: syn::File =
-                syn::parse_str(&ohua_conformance::gen::program(1, index)).expect("generated source parses");
+            let source = ohua_conformance::gen::program(1, index);
+            let file: syn::File = syn::parse_str(&source).expect("generated source parses");
+            let options = ohua_compiler::Options { cluster: source.contains("#[ohua::algorithm(cluster)]") };
             let mut fns = Fns::default();
             fns.visit_file(&file);
             let alg = fns.0.iter().find(|f| f.sig.ident == "alg").expect("every program has `alg`");
             let siblings: Vec<syn::ItemFn> = fns.0.iter().filter(|f| f.sig.ident == "helper").cloned().collect();
-            ohua_compiler::compile(alg, &siblings).expect("generated programs compile")
+            ohua_compiler::compile_with(alg, &siblings, options).expect("generated programs compile")
         })
         .collect()
 }
@@ -105,6 +106,21 @@ fn generated_programs_contain_fused_chains() {
     // Measured at the time of writing: see tests/README.md.
     assert!(with_chain * 4 >= programs, "only {with_chain} of {programs} generated programs have a fused chain");
     println!("{with_chain} of {programs} generated programs have a fused chain");
+}
+
+/// `#[ohua::algorithm(cluster)]` (issue 25): a third of the programs are
+/// marked, and most of those have a replicable statement whose values are
+/// checked serde and go through bytes on serialized lanes; the others keep
+/// their statements fused.
+#[test]
+fn generated_programs_are_cluster_algorithms_with_distributable_calls() {
+    let programs = 100;
+    let code = generated_code(programs);
+    let marked = code.iter().filter(|c| c.contains("crosses_processes")).count();
+    let distributed = code.iter().filter(|c| c.contains("run_distributable")).count();
+    println!("{marked} of {programs} programs check values crossing processes, {distributed} run a call as bytes");
+    assert!(marked * 5 >= programs, "only {marked} of {programs} generated programs are cluster algorithms");
+    assert!(distributed * 6 >= programs, "only {distributed} of {programs} run a call as bytes");
 }
 
 /// The shapes of issue 9, part 4 (valid Rust that the compiler once

@@ -121,6 +121,7 @@ pub fn compile_with(item: &syn::ItemFn, siblings: &[syn::ItemFn], options: Optio
     // off it, where a `&self` call runs (`graph/snapshot.rs`).
     let snapshots = graph::snapshot::snapshot_locals(item, &ast.body)?;
     graph::snapshot::split_reads(&mut graph, &snapshots);
+    graph.snapshots = snapshots.iter().map(|s| s.name.clone()).collect();
     let tokens = codegen::generate(item, &graph);
     Ok(Compiled { ast, ir, graph, tokens })
 }

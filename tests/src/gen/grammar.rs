@@ -37,7 +37,7 @@ impl Rng {
 /// Helper functions and imports shared by every generated program.
 pub const PRELUDE: &str = r#"
 use ohua::{algorithm, Source};
-use ohua_conformance::{check, check_io, GenDb, KeyedLog, Log, SnapLog};
+use ohua_conformance::{check, check_io, check_serialized, GenDb, KeyedLog, Log, SnapLog};
 
 pub fn f1(a: i64) -> i64 { a.wrapping_mul(3).wrapping_add(1) }
 pub fn f2(a: i64, b: i64) -> i64 { a.wrapping_mul(31).wrapping_add(b) ^ 7 }
@@ -549,6 +549,11 @@ pub fn program(seed: u64, index: usize) -> String {
     };
     // The snapshot state from a generator of its own, as I/O.
     let snap = Rng::new(seed.wrapping_mul(9_000_011).wrapping_add(index as u64) ^ 0x55).chance(1, 3);
+    // `#[ohua::algorithm(cluster)]` from a generator of its own, as I/O: its
+    // replicable statements' values are checked serde and, in `run`, cross
+    // as bytes (`lanes = "serialized"`).
+    let cluster = Rng::new(seed.wrapping_mul(11_000_027).wrapping_add(index as u64) ^ 0xC1).chance(1, 3);
+    let attr = if cluster { "#[ohua::algorithm(cluster)]" } else { "#[ohua::algorithm]" };
     let mut g = Gen {
         rng,
         scopes: vec![vec!["k".into()]],
@@ -655,7 +660,7 @@ pub fn program(seed: u64, index: usize) -> String {
     let mut src = String::new();
     src += &format!("#[allow(unused, unused_mut, unused_variables, unused_assignments, unused_parens)]\nmod p{index} {{\n    use super::*;\n");
     if let Some(hb) = &helper_body {
-        src += "    #[ohua::algorithm]\n    pub mod a {\n        use super::*;\n";
+        src += &format!("    {attr}\n    pub mod a {{\n        use super::*;\n");
         src += &format!(
             "        #[algorithm]\n        pub fn helper(a: i64, s: Log{helper_io}) -> (i64, Log) {{\n{}        }}\n",
             indent(hb)
@@ -668,7 +673,7 @@ pub fn program(seed: u64, index: usize) -> String {
         src += &format!("    pub fn seq_helper(a: i64, s: Log{helper_io}) -> (i64, Log) {{\n{hb}    }}\n");
     } else {
         src += &format!(
-            "    #[ohua::algorithm]\n    pub fn alg(xs: Vec<i64>, k: i64{io_params}) -> {ty} {{\n{alg_body}    }}\n"
+            "    {attr}\n    pub fn alg(xs: Vec<i64>, k: i64{io_params}) -> {ty} {{\n{alg_body}    }}\n"
         );
     }
     src += &format!("    pub fn seq(xs: Vec<i64>, k: i64{io_params}) -> {ty} {{\n{seq_body}    }}\n");
@@ -677,6 +682,12 @@ pub fn program(seed: u64, index: usize) -> String {
     if io.is_empty() {
         src += "            let want = seq(xs.clone(), *k);\n";
         src += "            let got = check(|| alg(xs.clone(), *k));\n";
+        if cluster {
+            src += "            let bytes = check_serialized(|| alg(xs.clone(), *k));\n";
+            src += "            if bytes != want {\n";
+            src += "                return Err(format!(\"xs={xs:?} k={k}: algorithm on serialized lanes {bytes:?} != plain {want:?}\"));\n";
+            src += "            }\n";
+        }
     } else {
         // Fresh sources for the plain run; `check_io` makes its own.
         src += "            let (ra, rb, rc) = (Source::new(GenDb::default()), Source::new(GenDb::default()), Source::new(GenDb::default()));\n";

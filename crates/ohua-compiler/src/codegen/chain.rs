@@ -57,7 +57,7 @@ impl Chains {
 /// arguments and results as bytes: `exec/serialized.rs` in the runtime).
 fn is_linkable(g: &Graph, n: usize) -> bool {
     let node = &g.nodes[n];
-    !(g.cluster && g.stateless(n) && matches!(&node.kind, Kind::Call(c) if c.is_statement()))
+    !(g.stateless(n) && matches!(&node.kind, Kind::Call(c) if crate::graph::ops::distributable(g, n, c)))
         && matches!(&node.kind, Kind::Call(c) if c.data.len() == 1 && c.sticky.is_empty() && c.returns.len() == 1)
         && node.inputs() == 1
         && node.outputs() == 1

@@ -38,6 +38,9 @@ pub struct Graph {
     /// calls may run in other processes, so their values must be serde
     /// (checked at the user's bindings) and they are not fused into chains.
     pub cluster: bool,
+    /// The snapshot locals of the algorithm (`snapshot.rs`): like keyed
+    /// locals, they stay where their state is in a `cluster` algorithm.
+    pub snapshots: Vec<String>,
 }
 
 /// One arc from an output port to an input port.
@@ -97,6 +100,28 @@ impl Graph {
         node.depth >= 1
             && matches!(&node.kind, Kind::Call(c)
                 if c.sticky.iter().all(|s| self.cloneable.iter().any(|p| s.ident == p.as_str())))
+    }
+
+    /// Whether an output of node `n` is what a `for` loop iterates: it
+    /// reaches a loop entry, directly or through branch and loop plumbing
+    /// (switches, merges, carries).
+    pub fn feeds_loop_entry(&self, n: NodeId) -> bool {
+        let mut seen = vec![false; self.nodes.len()];
+        let mut todo = vec![n];
+        while let Some(at) = todo.pop() {
+            for a in self.arcs.iter().filter(|a| a.from.0 == at) {
+                let to = a.to.0;
+                match &self.nodes[to].kind {
+                    Kind::SMap(_) => return true,
+                    Kind::Switch(_) | Kind::Merge(_) | Kind::Carry(_) if !seen[to] => {
+                        seen[to] = true;
+                        todo.push(to);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        false
     }
 
     /// Arcs leaving `(node, port)`.

@@ -16,7 +16,7 @@ pub fn kind_str(k: &Kind) -> &'static str {
 ///
 /// ```
 /// # use ohua_compiler::graph::{Graph, print_graph};
-/// let g = Graph { name: "f".into(), nodes: vec![], arcs: vec![], keyed: vec![], cloneable: vec![], cluster: false };
+/// let g = Graph { name: "f".into(), nodes: vec![], arcs: vec![], keyed: vec![], cloneable: vec![], cluster: false, snapshots: vec![] };
 /// assert!(print_graph(&g).starts_with("graph f"));
 /// ```
 pub fn print_graph(g: &Graph) -> String {

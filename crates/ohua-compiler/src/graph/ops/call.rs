@@ -105,9 +105,18 @@ fn call(e: &Emit<'_>, c: &CallNode) -> TokenStream {
 
 /// Whether call `n` may run in another process: a user's statement in a
 /// `cluster` algorithm (glue such as a loop's `ControlFlow` or an arm
-/// selector is cheap, and its values need not be serde).
-fn distributable(g: &crate::graph::Graph, n: usize, c: &CallNode) -> bool {
-    g.cluster && c.is_statement() && g.nodes[n].depth >= 1
+/// selector is cheap, and its values need not be serde), in a loop, whose
+/// result is not what an inner loop iterates (`for v in (0..n).filter(..)`
+/// makes an iterator, which stays with its loop). A fetch or write stays
+/// with the caller's sources, and a call that takes a keyed or snapshot
+/// state (or a read's snapshot step) with the state.
+pub(crate) fn distributable(g: &crate::graph::Graph, n: usize, c: &CallNode) -> bool {
+    let io = matches!(&c.code, Code::Let { expr, .. } if crate::frontend::fetch::io_call(expr).is_some());
+    let takes_a_state = c.data.iter().flatten().chain(c.sticky.iter().map(|s| &s.ident)).any(|i| {
+        let name = i.to_string();
+        name.starts_with("__ohua_step") || g.keyed.contains(&name) || g.snapshots.contains(&name)
+    });
+    g.cluster && c.is_statement() && g.nodes[n].depth >= 1 && !g.feeds_loop_entry(n) && !io && !takes_a_state
 }
 
 /// The parts of a call's statement: its data inputs, its sticky inputs in

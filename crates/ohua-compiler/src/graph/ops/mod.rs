@@ -113,5 +113,5 @@ kinds! {
     sink::Sink => Sink,
 }
 
-pub(crate) use call::dispatch;
 pub use call::Sticky;
+pub(crate) use call::{dispatch, distributable};

@@ -37,6 +37,7 @@ pub fn lower(ir: &Ir) -> Result<Graph> {
             keyed: Vec::new(),
             cloneable: Vec::new(),
             cluster: false,
+            snapshots: Vec::new(),
         },
         ctxs: vec![Ctx::top()],
         def: HashMap::new(),
