@@ -178,6 +178,31 @@ impl Cluster {
         H: FnMut(I) -> O + 'static,
         S: FnMut(O) + Send + 'static,
     {
+        self.start_stage(items, route, handler, sink)?.wait()
+    }
+
+    /// [`Cluster::run_stage`] without waiting: the stage is started on
+    /// every local worker (so that stages keep their order across
+    /// processes), and [`PendingStage::wait`] waits for it, on any thread.
+    ///
+    /// # Errors
+    ///
+    /// As [`Cluster::run_stage`], for a failure known before the start.
+    pub fn start_stage<I, O, It, F, H, S>(
+        &self,
+        items: Items<It>,
+        route: Route<I>,
+        handler: F,
+        sink: S,
+    ) -> Result<PendingStage, ClusterError>
+    where
+        I: ExchangeData + Clone,
+        O: ExchangeData + Clone,
+        It: Iterator<Item = I> + Send + 'static,
+        F: Fn(usize) -> H + Send + Sync + 'static,
+        H: FnMut(I) -> O + 'static,
+        S: FnMut(O) + Send + 'static,
+    {
         self.check_failed()?;
         let route = Arc::new(route);
         let handler = Arc::new(handler);
@@ -198,21 +223,12 @@ impl Cluster {
             thread.unpark();
         }
         drop(done_tx);
-        // Each local worker reports once; the first error ends the wait,
-        // and success needs them all.
-        let mut report = StageReport { process, formed_after: self.formed_after, ..StageReport::default() };
-        for _ in 0..self.workers.len() {
-            match done_rx.recv() {
-                Ok(Ok(r)) => {
-                    report.items += r.items;
-                    report.handled += r.handled;
-                    report.ran_for = report.ran_for.max(r.ran_for);
-                }
-                Ok(Err(e)) => return Err(e),
-                Err(_) => return Err(self.failure()),
-            }
-        }
-        Ok(report)
+        Ok(PendingStage {
+            done: done_rx,
+            workers: self.workers.len(),
+            report: StageReport { process, formed_after: self.formed_after, ..StageReport::default() },
+            failed: Arc::clone(&self.failed),
+        })
     }
 
     fn check_failed(&self) -> Result<(), ClusterError> {
@@ -228,6 +244,44 @@ impl Cluster {
             process: self.config.index(),
             message: "a worker of this process stopped".into(),
         })
+    }
+}
+
+/// A stage started by [`Cluster::start_stage`], not yet waited for.
+pub struct PendingStage {
+    done: mpsc::Receiver<Result<StageReport, ClusterError>>,
+    workers: usize,
+    report: StageReport,
+    failed: Arc<Mutex<Option<ClusterError>>>,
+}
+
+impl PendingStage {
+    /// Wait until the stage has ended on every local worker.
+    ///
+    /// # Errors
+    ///
+    /// As [`Cluster::run_stage`].
+    pub fn wait(mut self) -> Result<StageReport, ClusterError> {
+        // Each local worker reports once; the first error ends the wait,
+        // and success needs them all.
+        for _ in 0..self.workers {
+            match self.done.recv() {
+                Ok(Ok(r)) => {
+                    self.report.items += r.items;
+                    self.report.handled += r.handled;
+                    self.report.ran_for = self.report.ran_for.max(r.ran_for);
+                }
+                Ok(Err(e)) => return Err(e),
+                Err(_) => {
+                    let failed = self.failed.lock().ok().and_then(|f| f.clone());
+                    return Err(failed.unwrap_or_else(|| ClusterError::WorkerPanicked {
+                        process: self.report.process,
+                        message: "a worker of this process stopped".into(),
+                    }));
+                }
+            }
+        }
+        Ok(self.report)
     }
 }
 

@@ -41,15 +41,17 @@ mod cluster;
 mod config;
 mod error;
 mod feed;
+mod lanes;
 mod launch;
 mod liveness;
 mod reorder;
 mod stage;
 mod traffic;
 
-pub use cluster::{run_stage, Cluster};
+pub use cluster::{run_stage, Cluster, PendingStage};
 pub use config::{ClusterConfig, DEFAULT_BASE_PORT, DEFAULT_TIMEOUT};
 pub use error::{ClusterError, ConfigError};
+pub use lanes::{join, join_with, Joined};
 pub use launch::{free_local_hosts, LocalCluster};
 pub use liveness::BEAT_EVERY;
 pub use stage::{Items, Route, StageReport};

@@ -71,6 +71,7 @@ pub(crate) mod node;
 pub(crate) mod packet;
 mod pool;
 pub(crate) mod port;
+pub mod remote;
 pub mod report;
 pub mod snapshot;
 mod stats;

@@ -9,7 +9,7 @@
 //! operator kind changes nothing here nor in the facade.
 
 pub use crate::context::is_sequential;
-pub use crate::exec::{crosses_processes, crossing, execute, part, shared};
+pub use crate::exec::{crosses_processes, crossing, execute, execute_cluster, part, shared};
 pub use crate::graph::EncodedGraph;
 /// The operators (`await`, `switch`, `smap`, ...): one list in `node/mod.rs`.
 pub use crate::node::kinds::*;

@@ -57,6 +57,9 @@ pub fn generate(item: &syn::ItemFn, g: &Graph) -> TokenStream {
         let joined = links.fold(quote!(#last), |rest, l| quote!(#l.then(#rest)));
         quote!(#rt::part(#b, |#b| #b.chain(#joined));)
     });
+    // A `cluster` algorithm's result goes from the caller to every process
+    // of a cluster (`exec/run.rs` in the runtime), so it must be serde.
+    let execute = if g.cluster { quote!(execute_cluster) } else { quote!(execute) };
     quote! {
         #(#attrs)*
         #[allow(unused_mut, unused_variables, unused_assignments, unused_parens, clippy::all)]
@@ -64,7 +67,7 @@ pub fn generate(item: &syn::ItemFn, g: &Graph) -> TokenStream {
             if ::ohua::__private::is_sequential() #block else {
                 use ::ohua::__private as __ohua;
                 #graph_static
-                #rt::execute(__OHUA_GRAPH.get(), move |#b| {
+                #rt::#execute(__OHUA_GRAPH.get(), move |#b| {
                     #(#arcs)*
                     let #slot = #b.result_slot();
                     #(#nodes)*

@@ -32,6 +32,11 @@ pub enum Lanes {
     /// Arguments and results as bytes (`ohua_runtime::codec`), where the
     /// algorithm is marked `cluster`.
     Serialized,
+    /// A `cluster` algorithm's distributable calls served by every process
+    /// of the cluster this process joined (`ohua_cluster::join`,
+    /// [`crate::remote`]); in a process that joined none, as
+    /// [`Lanes::Serialized`].
+    Cluster,
 }
 
 impl FromStr for Lanes {
@@ -40,10 +45,11 @@ impl FromStr for Lanes {
         match s.trim() {
             "values" => Ok(Lanes::Values),
             "serialized" => Ok(Lanes::Serialized),
+            "cluster" => Ok(Lanes::Cluster),
             other => Err(DeployError::Value {
                 key: "lanes".to_string(),
                 value: other.to_string(),
-                reason: "expected `values` or `serialized`",
+                reason: "expected `values`, `serialized` or `cluster`",
             }),
         }
     }
@@ -54,6 +60,7 @@ impl fmt::Display for Lanes {
         f.write_str(match self {
             Lanes::Values => "values",
             Lanes::Serialized => "serialized",
+            Lanes::Cluster => "cluster",
         })
     }
 }
@@ -72,6 +79,6 @@ mod tests {
         assert_eq!(from_env_with(|_| None).unwrap().lanes, Lanes::Values);
         let bad = |k: &str| (k == "OHUA_LANES").then(|| "bytes".to_string());
         let err = from_env_with(bad).unwrap_err().to_string();
-        assert!(err.contains("OHUA_LANES") && err.contains("`values` or `serialized`"), "{err}");
+        assert!(err.contains("OHUA_LANES") && err.contains("`values`, `serialized` or `cluster`"), "{err}");
     }
 }

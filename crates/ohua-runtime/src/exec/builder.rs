@@ -67,6 +67,8 @@ pub struct Builder<'a> {
     gauges: Option<Vec<crate::live::counts::Gauge<'a>>>,
     /// Per call on serialized lanes, the items and bytes they carried.
     encoded: Vec<(usize, crate::sync::process::Arc<crate::codec::LaneBytes>)>,
+    /// The statements this run serves to a cluster, revoked when it ends.
+    served: Vec<crate::remote::Served>,
 }
 
 /// An operator beyond one per node: a replica or a merge of node `anchor`.
@@ -118,6 +120,7 @@ impl<'a> Builder<'a> {
             holds: Vec::new(),
             gauges: crate::live::is_on().then(Vec::new),
             encoded: Vec::new(),
+            served: Vec::new(),
         }
     }
 
@@ -468,6 +471,22 @@ impl<'a> Builder<'a> {
         let counts = crate::sync::process::Arc::new(crate::codec::LaneBytes::default());
         self.encoded.push((id, counts.clone()));
         counts
+    }
+
+    /// The waker of section `section`.
+    pub(crate) fn waker(&self, section: usize) -> Waker {
+        self.wakers[section].clone()
+    }
+
+    /// A statement served to a cluster: revoked when the run ends
+    /// ([`Builder::take_served`]).
+    pub(crate) fn serve(&mut self, served: crate::remote::Served) {
+        self.served.push(served);
+    }
+
+    /// The statements served to a cluster, to revoke.
+    pub(crate) fn take_served(&mut self) -> Vec<crate::remote::Served> {
+        std::mem::take(&mut self.served)
     }
 
     /// The installed operators, indexed by node id.

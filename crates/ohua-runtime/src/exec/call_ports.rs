@@ -34,9 +34,9 @@ use super::builder::{Builder, Role};
 pub struct CallPorts<'b, 'a, I, S, O> {
     pub(super) builder: &'b mut Builder<'a>,
     pub(super) id: usize,
-    inputs: I,
-    sticky: S,
-    outputs: O,
+    pub(super) inputs: I,
+    pub(super) sticky: S,
+    pub(super) outputs: O,
 }
 
 impl<'b, 'a, I, S, O> CallPorts<'b, 'a, I, S, O> {

@@ -34,4 +34,4 @@ pub use crate::node::slot::ResultSlot;
 pub use builder::Builder;
 pub use checks::{crosses_processes, crossing, shared};
 pub use parts::part;
-pub use run::execute;
+pub use run::{execute, execute_cluster};

@@ -56,8 +56,69 @@ pub fn execute<'a, R: Send + 'a>(
     // time; `cargo llvm-lines` showed `execute` copied per algorithm).
     let mut prepared = Prepared::new(graph);
     let slot = build(&mut prepared.builder);
+    // Only `execute_cluster`'s graphs serve statements; should another
+    // have, none is reached after the run.
+    let _revoke = Revoke(prepared.builder.take_served());
     prepared.run();
     slot.take().unwrap_or_else(|| no_result(graph))
+}
+
+/// [`execute`] for a `#[ohua::algorithm(cluster)]` algorithm: where the
+/// deployment says `lanes = "cluster"` and this process joined a cluster
+/// (`crate::remote`), the caller runs the graph with its distributable
+/// calls served by every process and sends its result to the others; in
+/// the others the call builds the same graph, serves its stages until the
+/// caller closes them, and returns the caller's result. Elsewhere it is
+/// [`execute`].
+///
+/// # Panics
+///
+/// As [`execute`]; and if a process of the cluster fails, with the error
+/// naming it.
+pub fn execute_cluster<'a, R: Send + serde::Serialize + serde::de::DeserializeOwned + 'a>(
+    graph: &'static GraphInfo,
+    build: impl FnOnce(&mut Builder<'a>) -> ResultSlot<R>,
+) -> R {
+    let mut prepared = Prepared::new(graph);
+    let cluster =
+        (prepared.builder.plan().lanes == crate::deploy::Lanes::Cluster).then(crate::remote::installed).flatten();
+    let Some(cluster) = cluster else {
+        let slot = build(&mut prepared.builder);
+        prepared.run();
+        return slot.take().unwrap_or_else(|| no_result(graph));
+    };
+    let slot = build(&mut prepared.builder);
+    // No call reaches a statement after the run, which it may borrow from.
+    let _revoke = Revoke(prepared.builder.take_served());
+    let failed = |e: String| -> ! { panic!("ohua: algorithm `{}` on a cluster: {e}", graph.algorithm) };
+    let codec = crate::codec::Codec::<R>::serde();
+    if cluster.is_caller() {
+        prepared.run();
+        let result = slot.take().unwrap_or_else(|| no_result(graph));
+        cluster.wait_stages().unwrap_or_else(|e| failed(e));
+        let mut bytes = Vec::new();
+        codec.encode(&result, &mut bytes).unwrap_or_else(|e| failed(e.to_string()));
+        cluster.share_result(Some(bytes)).unwrap_or_else(|e| failed(e));
+        result
+    } else {
+        // The operators are never run here: the caller runs the graph.
+        drop(prepared);
+        drop(slot);
+        cluster.wait_stages().unwrap_or_else(|e| failed(e));
+        let bytes = cluster.share_result(None).unwrap_or_else(|e| failed(e));
+        codec.decode(&bytes).unwrap_or_else(|e| failed(e.to_string()))
+    }
+}
+
+/// Revokes a run's served statements when dropped (`crate::remote::Served`).
+struct Revoke(Vec<crate::remote::Served>);
+
+impl Drop for Revoke {
+    fn drop(&mut self) {
+        for served in &self.0 {
+            served.revoke();
+        }
+    }
 }
 
 /// A run planned and ready to be built.

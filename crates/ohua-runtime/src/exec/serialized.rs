@@ -14,9 +14,13 @@ use serde::{de::DeserializeOwned, Serialize};
 
 use crate::codec::{Codec, LaneBytes};
 use crate::deploy::Lanes;
+use crate::node::call::Call;
 use crate::node::fan::FanSticky;
 use crate::node::inputs::DataInputs;
 use crate::node::outputs::OutputSet;
+use crate::node::remote_lane::RemoteLane;
+use crate::node::Node;
+use crate::remote::{RemoteLanes, ServeFnFor, Served};
 use crate::sync::process::Arc;
 
 use super::call_ports::{CallFn, CallPorts, HoldFn};
@@ -45,7 +49,12 @@ where
         F: FnMut(I::Item, S::Values) -> (S::Values, O::Item) + Clone + Send + 'a,
     {
         let plan = self.builder.plan();
-        if plan.lanes != Lanes::Serialized || !plan.is_replicated(self.id) {
+        if plan.lanes == Lanes::Cluster {
+            if let Some(cluster) = crate::remote::installed() {
+                return self.run_on_cluster(f, &*cluster);
+            }
+        }
+        if plan.lanes == Lanes::Values || !plan.is_replicated(self.id) {
             return self.run_replicable(f);
         }
         let n = plan.replicas[self.id];
@@ -53,6 +62,101 @@ where
         let fs = (0..n).map(|_| through_bytes::<I, S, O, F>(f.clone(), counts.clone())).collect();
         self.run_replicas(fs);
     }
+}
+
+impl<'a, I, S, O> CallPorts<'_, 'a, I, S, O>
+where
+    I: DataInputs + 'a,
+    S: FanSticky + HoldFn<'a, I, O> + 'a,
+    O: OutputSet + 'a,
+    I::Item: Send + Serialize + DeserializeOwned + 'a,
+    O::Item: Send + Serialize + DeserializeOwned + 'a,
+{
+    /// A distributable call on a cluster (`crate::remote`): the stage is
+    /// opened on every process whatever the plan (so that every process
+    /// opens the same stages in the same order). On the caller, a
+    /// replicated call's lane 1 is the cluster and its other lanes run
+    /// here; elsewhere the operators are built but never run. A call with
+    /// captured values runs here only (they are not sent yet).
+    fn run_on_cluster<F>(self, f: F, cluster: &dyn RemoteLanes)
+    where
+        F: FnMut(I::Item, S::Values) -> (S::Values, O::Item) + Clone + Send + 'a,
+    {
+        let Some(_) = S::no_values() else { return self.run_replicable(f) };
+        let plan = self.builder.plan();
+        let id = self.id;
+        let replicated = cluster.is_caller() && plan.is_replicated(id) && plan.replicas[id] >= 2;
+        let wake: Box<dyn Fn() + Send + Sync> = if replicated {
+            let waker = self.builder.waker(plan.replica_sections[id][1]);
+            Box::new(move || waker.wake())
+        } else {
+            Box::new(|| {})
+        };
+        // SAFETY: the run revokes it before it ends (`execute_cluster`).
+        let served = unsafe { Served::new(served::<I, S, O, F>(f.clone())) };
+        self.builder.serve(served.clone());
+        let stage = cluster.open(served, wake).unwrap_or_else(|e| panic!("ohua: {e}"));
+        let mut stage = match stage {
+            Some(stage) if replicated => Some(stage),
+            Some(mut stage) => {
+                stage.close();
+                return self.run_replicable(f);
+            }
+            None => return self.run_replicable(f),
+        };
+        let counts = self.builder.lane_bytes(id);
+        let CallPorts { builder, inputs, sticky, outputs, .. } = self;
+        let n = builder.plan().replicas[id];
+        let mut copies = sticky.fan(builder, id, n).into_iter();
+        builder.replicate(
+            id,
+            inputs,
+            outputs,
+            false,
+            std::convert::identity,
+            std::convert::identity,
+            |k, lane_in, lane_out| {
+                let sticky = copies.next().expect("one (empty) sticky set per replica");
+                let replica: Box<dyn Node + 'a> = match stage.take() {
+                    Some(stage) if k == 1 => {
+                        let codecs = (Codec::<I::Item>::serde(), Codec::<O::Item>::serde());
+                        Box::new(RemoteLane::new(lane_in, lane_out, stage, codecs, counts.clone()))
+                    }
+                    other => {
+                        stage = other;
+                        let mut f = f.clone();
+                        Box::new(Call::new((lane_in,), sticky, (lane_out,), move |(args,), values| {
+                            let (values, results) = f(args, values);
+                            (values, (results,))
+                        }))
+                    }
+                };
+                replica
+            },
+        );
+    }
+}
+
+/// `f` between its codecs, for the processes of a cluster: the argument
+/// tuple's bytes in, the result tuple's bytes out.
+fn served<'a, I, S, O, F>(mut f: F) -> ServeFnFor<'a>
+where
+    I: DataInputs,
+    S: FanSticky,
+    O: OutputSet,
+    I::Item: Serialize + DeserializeOwned + 'a,
+    O::Item: Serialize + DeserializeOwned + 'a,
+    F: FnMut(I::Item, S::Values) -> (S::Values, O::Item) + Send + 'a,
+{
+    let (args, results) = (Codec::<I::Item>::serde(), Codec::<O::Item>::serde());
+    Box::new(move |bytes: &[u8]| {
+        let item = args.decode(bytes).unwrap_or_else(|e| panic!("{e}"));
+        let values = S::no_values().expect("a served call has no captured values");
+        let (_, result) = f(item, values);
+        let mut out = Vec::new();
+        results.encode(&result, &mut out).unwrap_or_else(|e| panic!("{e}"));
+        out
+    })
 }
 
 /// `f` with its arguments and results sent through bytes and back, the

@@ -157,6 +157,13 @@ pub trait FanSticky: StickySet + Sized {
     /// to release its copies at the end of their activation).
     const HOLDS_VALUES: bool;
 
+    /// The values of a set without any (`()`): a statement served in
+    /// another process gets them there (`exec/serialized.rs`); `None` where
+    /// there are values, which stay in this process.
+    fn no_values() -> Option<Self::Values> {
+        None
+    }
+
     /// One sticky set per replica, each reading its own copies; installs a
     /// fan and a join per value.
     fn fan<'a, I: Install<'a>>(self, builder: &mut I, id: usize, replicas: usize) -> Vec<Self>
@@ -166,6 +173,9 @@ pub trait FanSticky: StickySet + Sized {
 
 impl FanSticky for () {
     const HOLDS_VALUES: bool = false;
+    fn no_values() -> Option<()> {
+        Some(())
+    }
     fn fan<'a, I: Install<'a>>(self, _: &mut I, _: usize, replicas: usize) -> Vec<()>
     where
         Self: 'a,

@@ -123,6 +123,7 @@ pub(crate) mod path;
 mod rebalance;
 mod regroup;
 pub(crate) mod remeasure;
+pub mod remote_lane;
 pub mod replicate;
 pub(crate) mod slot;
 
