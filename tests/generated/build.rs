@@ -1,4 +1,4 @@
-//! Writes `$OUT_DIR/part{0..5}.rs`: `OHUA_GEN_PROGRAMS` (default 50) random
+//! Writes `$OUT_DIR/part{0..5}.rs`: `OHUA_GEN_PROGRAMS` (default 40) random
 //! algorithms from seed `OHUA_GEN_SEED` (default: derived from the commit,
 //! see [`commit_seed`]), a fifth in each, for `tests/part{0..5}.rs`. Five test
 //! crates instead of one: rustc's memory grows with the programs in one crate
@@ -25,7 +25,7 @@ fn main() {
     println!("cargo:rerun-if-changed=corpus");
     let out_dir = PathBuf::from(std::env::var("OUT_DIR").unwrap());
     let manifest_dir = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
-    let count: usize = env_number("OHUA_GEN_PROGRAMS").unwrap_or(50);
+    let count: usize = env_number("OHUA_GEN_PROGRAMS").unwrap_or(40);
     let services: usize = env_number("OHUA_GEN_SERVICES").unwrap_or(12);
     let (seed, origin) = match env_number("OHUA_GEN_SEED") {
         Some(seed) => (seed, "OHUA_GEN_SEED".to_string()),

@@ -160,6 +160,18 @@ fn the_report_counts_the_items_and_bytes_each_call_sent() {
     assert_eq!(square.encoded, None);
 }
 
+/// `lanes = "cluster"` in a process that joined no cluster runs as
+/// `serialized`: values through bytes, counted, results as sequential.
+#[test]
+fn cluster_lanes_without_a_cluster_are_serialized_lanes() {
+    let xs: Vec<u64> = (0..120).map(|x| x % 15).collect();
+    let d = two_replicas().lanes(Lanes::Cluster);
+    let (ys, reports) = ohua::profile(|| ohua::with_deployment(d, || squares(xs.clone())));
+    assert_eq!(ys, ohua::sequential(|| squares(xs.clone())));
+    let square = reports[0].nodes.iter().find(|n| n.name.contains("slow_square")).expect("the call's statistics");
+    assert_eq!(square.encoded.map(|e| e.items), Some(2 * 120));
+}
+
 /// The user's type and a tuple with text: more than a byte per item.
 #[test]
 fn text_and_the_users_own_types_cross_as_their_bytes() {
