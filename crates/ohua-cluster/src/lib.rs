@@ -20,9 +20,10 @@
 //! Data crossing processes is serialised with serde (timely's
 //! `ExchangeData`: `Serialize + Deserialize`).
 //!
-//! What is not here yet: an `#[ohua::algorithm]`'s replicated operators
-//! and keyed states placed on the cluster by its deployment. A stage is the
-//! piece they will run on.
+//! An `#[ohua::algorithm(cluster)]` algorithm's replicable calls run on the
+//! cluster under `lanes = "cluster"` once the process has [`join`]ed it
+//! (`lanes.rs`: each call's lane to the cluster is a stage). Keyed states
+//! and calls with captured values still run in the caller.
 //!
 //! # Example
 //!
