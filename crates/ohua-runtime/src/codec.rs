@@ -145,6 +145,13 @@ impl LaneBytes {
         self.bytes.fetch_add(bytes as u64, Ordering::Relaxed);
     }
 
+    /// Count `items` items that took `bytes` bytes together (a batch).
+    #[inline]
+    pub fn add_many(&self, items: usize, bytes: usize) {
+        self.items.fetch_add(items as u64, Ordering::Relaxed);
+        self.bytes.fetch_add(bytes as u64, Ordering::Relaxed);
+    }
+
     /// Items and bytes so far.
     pub fn get(&self) -> crate::stats::EncodedStats {
         crate::stats::EncodedStats {

@@ -119,7 +119,7 @@ where
                 let sticky = copies.next().expect("one (empty) sticky set per replica");
                 let replica: Box<dyn Node + 'a> = match stage.take() {
                     Some(stage) if k == 1 => {
-                        let codecs = (Codec::<I::Item>::serde(), Codec::<O::Item>::serde());
+                        let codecs = (Codec::<Vec<I::Item>>::serde(), Codec::<Vec<O::Item>>::serde());
                         Box::new(RemoteLane::new(lane_in, lane_out, stage, codecs, counts.clone()))
                     }
                     other => {
@@ -137,8 +137,9 @@ where
     }
 }
 
-/// `f` between its codecs, for the processes of a cluster: the argument
-/// tuple's bytes in, the result tuple's bytes out.
+/// `f` between its codecs, for the processes of a cluster: a batch of
+/// argument tuples as bytes in, their result tuples as bytes out
+/// (`node/remote_lane.rs` sends what its lane holds as one batch).
 fn served<'a, I, S, O, F>(mut f: F) -> ServeFnFor<'a>
 where
     I: DataInputs,
@@ -148,14 +149,17 @@ where
     O::Item: Serialize + DeserializeOwned + 'a,
     F: FnMut(I::Item, S::Values) -> (S::Values, O::Item) + Send + 'a,
 {
-    let (args, results) = (Codec::<I::Item>::serde(), Codec::<O::Item>::serde());
+    let (args, results) = (Codec::<Vec<I::Item>>::serde(), Codec::<Vec<O::Item>>::serde());
     Box::new(move |bytes: &[u8]| {
-        let item = args.decode(bytes).unwrap_or_else(|e| panic!("{e}"));
-        let values = S::no_values().expect("a served call has no captured values");
-        let (_, result) = f(item, values);
-        let mut out = Vec::new();
-        results.encode(&result, &mut out).unwrap_or_else(|e| panic!("{e}"));
-        out
+        let items = args.decode(bytes).unwrap_or_else(|e| panic!("{e}"));
+        let mut out = Vec::with_capacity(items.len());
+        for item in items {
+            let values = S::no_values().expect("a served call has no captured values");
+            out.push(f(item, values).1);
+        }
+        let mut bytes = Vec::new();
+        results.encode(&out, &mut bytes).unwrap_or_else(|e| panic!("{e}"));
+        bytes
     })
 }
 

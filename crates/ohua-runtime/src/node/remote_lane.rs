@@ -8,6 +8,8 @@
 //! keeps at most [`IN_FLIGHT`] items out; results that arrive while its
 //! section sleeps wake the section (the stage's sink calls its waker).
 
+use std::collections::VecDeque;
+
 use crate::codec::{Codec, LaneBytes};
 use crate::packet::Packet;
 use crate::port::{In, Out};
@@ -21,7 +23,11 @@ use super::{Node, Step};
 /// sees a backlog here and deals to the local replicas.
 pub const IN_FLIGHT: usize = 64;
 
-/// The operator of a lane served by a cluster.
+/// The operator of a lane served by a cluster. What its lane holds when it
+/// steps goes out as one batch (one message, one wake-up of the cluster's
+/// workers, instead of one per item: with one item per message the
+/// caller's core spent more on hand-offs than a 6 µs statement, 0.73x of
+/// sequential on 2 pinned processes); a batch's results come back as one.
 ///
 /// # Example
 ///
@@ -31,10 +37,11 @@ pub struct RemoteLane<T, U> {
     input: In<T>,
     output: Out<U>,
     stage: Box<dyn RemoteStage>,
-    args: Codec<T>,
-    results: Codec<U>,
+    args: Codec<Vec<T>>,
+    results: Codec<Vec<U>>,
+    /// The sizes of the batches out, oldest first.
+    batches: VecDeque<usize>,
     in_flight: usize,
-    buffer: Vec<u8>,
     counts: Arc<LaneBytes>,
     closed: bool,
 }
@@ -46,42 +53,62 @@ impl<T, U> RemoteLane<T, U> {
         input: In<T>,
         output: Out<U>,
         stage: Box<dyn RemoteStage>,
-        (args, results): (Codec<T>, Codec<U>),
+        (args, results): (Codec<Vec<T>>, Codec<Vec<U>>),
         counts: Arc<LaneBytes>,
     ) -> Self {
-        RemoteLane { input, output, stage, args, results, in_flight: 0, buffer: Vec::new(), counts, closed: false }
+        RemoteLane {
+            input,
+            output,
+            stage,
+            args,
+            results,
+            batches: VecDeque::new(),
+            in_flight: 0,
+            counts,
+            closed: false,
+        }
     }
 }
 
 impl<T: Send, U: Send> Node for RemoteLane<T, U> {
     fn step(&mut self, budget: usize) -> Step {
         let mut work = 0;
-        while work < budget && self.in_flight > 0 && self.output.room() > 0 {
+        while let Some(&size) = self.batches.front() {
+            if self.output.room() < size {
+                break;
+            }
             match self.stage.try_recv() {
                 Some(Ok(bytes)) => {
-                    let value = self.results.decode(&bytes).unwrap_or_else(|e| panic!("{e}"));
-                    self.counts.add(bytes.len());
-                    self.output.send(value);
-                    self.in_flight -= 1;
-                    work += 1;
+                    let values = self.results.decode(&bytes).unwrap_or_else(|e| panic!("{e}"));
+                    assert_eq!(values.len(), size, "ohua: a remote lane's batch came back with another size");
+                    self.counts.add_many(size, bytes.len());
+                    for value in values {
+                        self.output.send(value);
+                    }
+                    self.batches.pop_front();
+                    self.in_flight -= size;
+                    work += size;
                 }
                 Some(Err(e)) => panic!("ohua: a replica in another process failed: {e}"),
                 None => break,
             }
         }
-        while work < budget && self.in_flight < IN_FLIGHT {
+        let mut batch = Vec::new();
+        while work + batch.len() < budget.max(1) && self.in_flight + batch.len() < IN_FLIGHT {
             match self.input.pop() {
-                Some(Packet::Data(item)) => {
-                    self.buffer.clear();
-                    self.args.encode(&item, &mut self.buffer).unwrap_or_else(|e| panic!("{e}"));
-                    self.counts.add(self.buffer.len());
-                    self.stage.send(std::mem::take(&mut self.buffer));
-                    self.in_flight += 1;
-                    work += 1;
-                }
+                Some(Packet::Data(item)) => batch.push(item),
                 Some(_) => unreachable!("ohua: a replica's lane carries data only"),
                 None => break,
             }
+        }
+        if !batch.is_empty() {
+            let mut bytes = Vec::new();
+            self.args.encode(&batch, &mut bytes).unwrap_or_else(|e| panic!("{e}"));
+            self.counts.add_many(batch.len(), bytes.len());
+            self.stage.send(bytes);
+            self.batches.push_back(batch.len());
+            self.in_flight += batch.len();
+            work += batch.len();
         }
         if self.input.is_closed() && self.in_flight == 0 {
             if !self.closed {
@@ -99,7 +126,7 @@ impl<T: Send, U: Send> Node for RemoteLane<T, U> {
     }
 
     fn describe(&self) -> String {
-        format!("remote lane: {} in flight", self.in_flight)
+        format!("remote lane: {} in flight in {} batches", self.in_flight, self.batches.len())
     }
 }
 
@@ -114,14 +141,14 @@ mod tests {
     use crate::remote::RemoteStage;
     use crate::sync::process::Arc;
 
-    /// A stage that doubles each `u64` at once.
+    /// A stage that doubles each `u64` of a batch at once.
     struct Doubling(VecDeque<Vec<u8>>);
 
     impl RemoteStage for Doubling {
-        fn send(&mut self, item: Vec<u8>) {
-            let x: (u64,) = Codec::serde().decode(&item).unwrap();
+        fn send(&mut self, batch: Vec<u8>) {
+            let xs: Vec<(u64,)> = Codec::serde().decode(&batch).unwrap();
             let mut out = Vec::new();
-            Codec::<u64>::serde().encode(&(x.0 * 2), &mut out).unwrap();
+            Codec::<Vec<u64>>::serde().encode(&xs.iter().map(|x| x.0 * 2).collect(), &mut out).unwrap();
             self.0.push_back(out);
         }
         fn try_recv(&mut self) -> Option<Result<Vec<u8>, String>> {
