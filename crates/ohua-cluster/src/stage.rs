@@ -9,7 +9,8 @@
 //! ```
 //!
 //! [`Route::RoundRobin`] deals item `seq` to worker `seq % peers`, for a
-//! stateless handler; [`Route::ByKey`] sends every item of a key to one
+//! stateless handler ([`Route::Elsewhere`] only to the workers of the
+//! other processes); [`Route::ByKey`] sends every item of a key to one
 //! worker, so a keyed state's handler there sees that key's items in the
 //! caller's order (timely's channels between two workers are FIFO, and only
 //! the caller sends). Results leave in sequence order as soon as those
@@ -66,6 +67,11 @@ pub enum Items<It> {
 pub enum Route<I> {
     /// Item `seq` to worker `seq % peers`: a stateless handler.
     RoundRobin,
+    /// Round robin over the workers of the processes other than the
+    /// caller's (over every worker where the caller is alone): a stateless
+    /// handler whose caller already keeps its own cores busy, as the
+    /// runtime's remote lanes do (its local replicas run beside the lane).
+    Elsewhere,
     /// Every item with the same key to the same worker (`key % peers`):
     /// a keyed state's handler, each key's items in the caller's order.
     ByKey(Arc<dyn Fn(&I) -> u64 + Send + Sync>),
@@ -143,6 +149,7 @@ where
 {
     let me = worker.index();
     let peers = worker.peers() as u64;
+    let elsewhere = (workers_per_process as u64).min(peers - 1);
     let mut input: ItemInput<I> = InputHandle::new();
     let probe = ProbeHandle::new();
     let answers: Rc<RefCell<Vec<Answer<O>>>> = Rc::default();
@@ -155,6 +162,7 @@ where
             .container::<Vec<(u64, I)>>()
             .exchange(move |(seq, item): &(u64, I)| match &*route {
                 Route::RoundRobin => *seq % peers,
+                Route::Elsewhere => elsewhere + *seq % (peers - elsewhere),
                 Route::ByKey(key) => key(item),
             })
             .unary::<CapacityContainerBuilder<Vec<Answer<O>>>, _, _, _>(Pipeline, "ohua-handler", |_, info| {

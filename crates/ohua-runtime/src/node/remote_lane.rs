@@ -7,6 +7,12 @@
 //! order (the stage returns results in the order the items were sent). It
 //! keeps at most [`IN_FLIGHT`] items out; results that arrive while its
 //! section sleeps wake the section (the stage's sink calls its waker).
+//!
+//! A batch's results wait in the lane and leave as the output has room,
+//! one at a time. `Out::room` is a lower bound that is refreshed only when
+//! it reaches zero (like every arc's), so waiting for room for a whole
+//! batch could wait forever: that was the stall of runs beyond ~2,000
+//! items (the regression tests below).
 
 use std::collections::VecDeque;
 
@@ -18,16 +24,30 @@ use crate::sync::process::Arc;
 
 use super::{Node, Step};
 
-/// Items a remote lane keeps out at most: enough to keep the other
-/// processes busy while results travel, few enough that the scatter still
-/// sees a backlog here and deals to the local replicas.
-pub const IN_FLIGHT: usize = 64;
+/// Items a remote lane keeps out at most (sent, or waiting for a batch to
+/// fill). Measured with a 5.5 µs statement on 2 processes pinned to one
+/// core each (`ohua-cluster/tests/algorithms.rs`, 200,000 items): with 64
+/// out the other process idled between round trips; with 1,024 or more it
+/// took 75-93 % of the items while the caller's core idled, its local
+/// replica's results waiting in order behind the remote ones (the gather
+/// merges lanes in order, within its arcs' room); 512 gave 1.29-1.36x of
+/// one process, both cores 73-85 % busy.
+pub const IN_FLIGHT: usize = 512;
 
-/// The operator of a lane served by a cluster. What its lane holds when it
-/// steps goes out as one batch (one message, one wake-up of the cluster's
-/// workers, instead of one per item: with one item per message the
-/// caller's core spent more on hand-offs than a 6 µs statement, 0.73x of
-/// sequential on 2 pinned processes); a batch's results come back as one.
+/// Items a batch gathers before it goes out while earlier batches are
+/// still out (Nagle's rule: a lone batch goes at once, and so does what is
+/// left when the lane closes). Each batch costs the caller's core hand-offs
+/// (thread wake-ups, a message, a timely epoch): taking what the lane held
+/// at each step made batches of about 32 items and cost 3.8 µs of the
+/// caller's core per remote item; batches of 64 kept it saturated with
+/// hand-offs.
+pub const BATCH: usize = 256;
+
+/// The operator of a lane served by a cluster. Its items go out in batches
+/// of up to [`BATCH`] (one message, one wake-up of the cluster's workers,
+/// instead of one per item: with one item per message the caller's core
+/// spent more on hand-offs than a 6 µs statement, 0.73x of sequential on 2
+/// pinned processes); a batch's results come back as one.
 ///
 /// # Example
 ///
@@ -41,6 +61,11 @@ pub struct RemoteLane<T, U> {
     results: Codec<Vec<U>>,
     /// The sizes of the batches out, oldest first.
     batches: VecDeque<usize>,
+    /// Results come back but not yet on the output, oldest first.
+    ready: VecDeque<U>,
+    /// Items taken from the lane for the next batch.
+    gathering: Vec<T>,
+    /// Items sent whose results are not yet on the output.
     in_flight: usize,
     counts: Arc<LaneBytes>,
     closed: bool,
@@ -63,6 +88,8 @@ impl<T, U> RemoteLane<T, U> {
             args,
             results,
             batches: VecDeque::new(),
+            ready: VecDeque::new(),
+            gathering: Vec::new(),
             in_flight: 0,
             counts,
             closed: false,
@@ -73,8 +100,14 @@ impl<T, U> RemoteLane<T, U> {
 impl<T: Send, U: Send> Node for RemoteLane<T, U> {
     fn step(&mut self, budget: usize) -> Step {
         let mut work = 0;
-        while let Some(&size) = self.batches.front() {
-            if self.output.room() < size {
+        loop {
+            while !self.ready.is_empty() && self.output.room() > 0 {
+                self.output.send(self.ready.pop_front().expect("a result is ready"));
+                self.in_flight -= 1;
+                work += 1;
+            }
+            let Some(&size) = self.batches.front() else { break };
+            if !self.ready.is_empty() {
                 break;
             }
             match self.stage.try_recv() {
@@ -82,35 +115,37 @@ impl<T: Send, U: Send> Node for RemoteLane<T, U> {
                     let values = self.results.decode(&bytes).unwrap_or_else(|e| panic!("{e}"));
                     assert_eq!(values.len(), size, "ohua: a remote lane's batch came back with another size");
                     self.counts.add_many(size, bytes.len());
-                    for value in values {
-                        self.output.send(value);
-                    }
+                    self.ready.extend(values);
                     self.batches.pop_front();
-                    self.in_flight -= size;
-                    work += size;
                 }
                 Some(Err(e)) => panic!("ohua: a replica in another process failed: {e}"),
                 None => break,
             }
         }
-        let mut batch = Vec::new();
-        while work + batch.len() < budget.max(1) && self.in_flight + batch.len() < IN_FLIGHT {
+        let mut taken = 0;
+        while work + taken < budget.max(1) && self.in_flight + self.gathering.len() < IN_FLIGHT {
             match self.input.pop() {
-                Some(Packet::Data(item)) => batch.push(item),
+                Some(Packet::Data(item)) => self.gathering.push(item),
                 Some(_) => unreachable!("ohua: a replica's lane carries data only"),
                 None => break,
             }
+            taken += 1;
         }
-        if !batch.is_empty() {
+        // Held items wait for a result, which steps the lane again (the
+        // stage's sink wakes its section): a batch out always comes back,
+        // so nothing waits forever.
+        let full = self.gathering.len() >= BATCH || self.in_flight + self.gathering.len() >= IN_FLIGHT;
+        if !self.gathering.is_empty() && (full || self.batches.is_empty() || self.input.is_closed()) {
+            let batch = std::mem::take(&mut self.gathering);
             let mut bytes = Vec::new();
             self.args.encode(&batch, &mut bytes).unwrap_or_else(|e| panic!("{e}"));
             self.counts.add_many(batch.len(), bytes.len());
             self.stage.send(bytes);
             self.batches.push_back(batch.len());
             self.in_flight += batch.len();
-            work += batch.len();
         }
-        if self.input.is_closed() && self.in_flight == 0 {
+        work += taken;
+        if self.input.is_closed() && self.in_flight == 0 && self.gathering.is_empty() {
             if !self.closed {
                 self.stage.close();
                 self.closed = true;
@@ -126,7 +161,13 @@ impl<T: Send, U: Send> Node for RemoteLane<T, U> {
     }
 
     fn describe(&self) -> String {
-        format!("remote lane: {} in flight in {} batches", self.in_flight, self.batches.len())
+        format!(
+            "remote lane: {} in flight in {} batches, {} results waiting for room, {} items on the lane",
+            self.in_flight,
+            self.batches.len(),
+            self.ready.len(),
+            self.input.available()
+        )
     }
 }
 
@@ -155,6 +196,106 @@ mod tests {
             self.0.pop_front().map(Ok)
         }
         fn close(&mut self) {}
+    }
+
+    /// Runs `items` through a doubling lane whose output arc holds
+    /// `output_capacity` packets and whose budget is `budget`, the
+    /// consumer taking what is there after every step; `None` if the lane
+    /// is not done within 1,000 steps.
+    fn doubled_through(items: u64, output_capacity: usize, budget: usize) -> Option<Vec<u64>> {
+        let (mut tx, rx) = crate::arc::channel::<(u64,)>(items as usize + 1, None, None);
+        let (otx, mut orx) = crate::arc::channel::<u64>(output_capacity, None, None);
+        let codecs = (Codec::serde(), Codec::serde());
+        let counts = Arc::new(LaneBytes::default());
+        let stage = Box::new(Doubling(VecDeque::new()));
+        let mut lane = RemoteLane::new(In::new(rx), Out::new(vec![otx]), stage, codecs, counts);
+        for x in 1..=items {
+            tx.push(crate::packet::Packet::Data((x,)));
+        }
+        tx.flush();
+        drop(tx);
+        let mut got = Vec::new();
+        for _ in 0..1_000 {
+            let step = lane.step(budget);
+            lane.flush();
+            while let Some(crate::packet::Packet::Data(y)) = orx.pop() {
+                got.push(y);
+            }
+            orx.flush();
+            if matches!(step, Step::Done) {
+                return Some(got);
+            }
+        }
+        None
+    }
+
+    /// The stall of runs beyond ~2,000 items under `lanes = "cluster"`: the
+    /// lane waited until the output had room for a whole batch, and an
+    /// arc's room is refreshed only when it reaches zero, so a batch larger
+    /// than the room last seen waited forever.
+    #[test]
+    fn regression_a_batch_larger_than_the_room_on_the_output_still_comes_out() {
+        let want: Vec<u64> = (1..=200).map(|x| x * 2).collect();
+        assert_eq!(doubled_through(200, 2, 64).as_ref(), Some(&want), "output smaller than a batch");
+        assert_eq!(doubled_through(200, 100, 64).as_ref(), Some(&want), "room left smaller than a batch");
+    }
+
+    /// A stage that answers (doubling) only when the test says so, and
+    /// records the size of every batch sent.
+    #[derive(Clone, Default)]
+    struct OnDemand(std::sync::Arc<std::sync::Mutex<OnDemandState>>);
+
+    /// (sizes of the batches sent, their answers, answers to give)
+    type OnDemandState = (Vec<usize>, VecDeque<Vec<u64>>, usize);
+
+    impl RemoteStage for OnDemand {
+        fn send(&mut self, batch: Vec<u8>) {
+            let xs: Vec<(u64,)> = Codec::serde().decode(&batch).unwrap();
+            let mut s = self.0.lock().unwrap();
+            s.0.push(xs.len());
+            s.1.push_back(xs.iter().map(|x| x.0 * 2).collect());
+        }
+        fn try_recv(&mut self) -> Option<Result<Vec<u8>, String>> {
+            let mut s = self.0.lock().unwrap();
+            if s.2 == 0 {
+                return None;
+            }
+            s.2 -= 1;
+            let mut out = Vec::new();
+            Codec::<Vec<u64>>::serde().encode(&s.1.pop_front()?, &mut out).unwrap();
+            Some(Ok(out))
+        }
+        fn close(&mut self) {}
+    }
+
+    /// Nagle's rule: a lone batch goes at once (an item that trickles in
+    /// is not held back), items that come while a batch is out wait for it
+    /// and then go as one batch.
+    #[test]
+    fn items_wait_for_a_batch_only_while_another_batch_is_out() {
+        let (mut tx, rx) = crate::arc::channel::<(u64,)>(64, None, None);
+        let (otx, mut orx) = crate::arc::channel::<u64>(64, None, None);
+        let stage = OnDemand::default();
+        let codecs = (Codec::serde(), Codec::serde());
+        let counts = Arc::new(LaneBytes::default());
+        let mut lane = RemoteLane::new(In::new(rx), Out::new(vec![otx]), Box::new(stage.clone()), codecs, counts);
+        let mut send = |xs: std::ops::Range<u64>| {
+            for x in xs {
+                tx.push(crate::packet::Packet::Data((x,)));
+            }
+            tx.flush();
+        };
+        send(1..2);
+        lane.step(64);
+        assert_eq!(stage.0.lock().unwrap().0, vec![1], "a lone item goes at once");
+        send(2..12);
+        lane.step(64);
+        assert_eq!(stage.0.lock().unwrap().0, vec![1], "items wait while a batch is out");
+        stage.0.lock().unwrap().2 = 1; // the first batch's result comes back
+        lane.step(64);
+        lane.flush();
+        assert_eq!(stage.0.lock().unwrap().0, vec![1, 10], "the waiting items go as one batch");
+        assert!(matches!(orx.pop(), Some(crate::packet::Packet::Data(2))));
     }
 
     #[test]
