@@ -62,6 +62,79 @@ fn scores(lines: Vec<String>) -> (Vec<(String, i64)>, i64) {
     (out, total)
 }
 
+/// A stateful desk that serves a loop over a channel: each answer sends the
+/// next request, so every request waits for the program's own output (a
+/// client that waits for its reply), and the state is used by two
+/// statements of the loop with distributable calls before and between them.
+struct Desk {
+    next: Option<std::sync::mpsc::Sender<u64>>,
+    left: u64,
+    total: u64,
+    answers: Vec<u64>,
+    last: Option<std::time::Instant>,
+    latencies: std::sync::Arc<std::sync::Mutex<Vec<Duration>>>,
+}
+
+impl Desk {
+    fn new(next: Option<std::sync::mpsc::Sender<u64>>, requests: u64) -> Desk {
+        Desk { next, left: requests, total: 0, answers: Vec::new(), last: None, latencies: Default::default() }
+    }
+    fn note(&mut self, y: u64) -> u64 {
+        self.total = self.total.wrapping_add(y);
+        self.total % 1_000
+    }
+    fn answer(&mut self, z: u64) {
+        self.answers.push(z);
+        if let Some(sent) = self.last.take() {
+            self.latencies.lock().unwrap().push(sent.elapsed());
+        }
+        if self.left == 0 {
+            self.next = None; // the loop's source ends
+            return;
+        }
+        self.left -= 1;
+        self.last = Some(std::time::Instant::now());
+        if let Some(next) = &self.next {
+            next.send(self.left * 7 + z % 5).expect("the loop is listening");
+        }
+    }
+    fn finish(self) -> (Vec<u64>, u64) {
+        (self.answers, self.total)
+    }
+}
+
+#[ohua::algorithm(cluster)]
+fn desk_loop(requests: std::sync::mpsc::Receiver<u64>, desk: Desk) -> (Vec<u64>, u64) {
+    let mut desk = desk;
+    for r in requests {
+        let y = heavy(r);
+        let t = desk.note(y);
+        let z = heavy(t);
+        desk.answer(z);
+    }
+    desk.finish()
+}
+
+/// `desk_loop` over `requests` requests, as process `index` calls it (only
+/// the caller's channel carries them), and the reply latencies the desk
+/// saw (for the caller).
+fn serve_desk(deployment: Option<Deployment>, index: usize, requests: u64) -> ((Vec<u64>, u64), Vec<Duration>) {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let desk = if index == 0 {
+        tx.send(requests).expect("the first request");
+        Desk::new(Some(tx), requests)
+    } else {
+        Desk::new(None, 0)
+    };
+    let latencies = std::sync::Arc::clone(&desk.latencies);
+    let got = match deployment {
+        Some(d) => ohua::with_deployment(d, || desk_loop(rx, desk)),
+        None => ohua::sequential(|| desk_loop(rx, desk)),
+    };
+    let l = latencies.lock().unwrap().clone();
+    (got, l)
+}
+
 fn lines(n: usize) -> Vec<String> {
     (0..n).map(|i| if i % 9 == 8 { format!("bad{i}") } else { format!("s{}={}", i % 5, i as i64 - 40) }).collect()
 }
@@ -93,6 +166,24 @@ fn child() {
         }
         let got = ohua::with_deployment(on_the_cluster(), || scores(lines(150)));
         assert_eq!(got, ohua::sequential(|| scores(lines(150))), "process {index}, round {round}");
+    }
+    // A stateful service fed one request at a time, each waiting for the
+    // program's own reply: nothing may wait for a fuller batch.
+    let want = serve_desk(None, 0, 300).0;
+    let (got, latencies) = serve_desk(Some(on_the_cluster()), index, 300);
+    assert_eq!(got, want, "process {index}: the desk's answers and total");
+    if index == 0 {
+        // The same desk in this process alone (values lanes open no stage,
+        // so the others need not take part), for comparison.
+        let (alone, native) = serve_desk(Some(on_the_cluster().lanes(Lanes::Values)), 0, 300);
+        assert_eq!(alone, want, "the desk in the caller alone");
+        let quantiles = |mut l: Vec<Duration>| {
+            assert_eq!(l.len(), 300, "a reply per request");
+            l.sort();
+            let at = |q: f64| l[((l.len() - 1) as f64 * q) as usize].as_secs_f64() * 1e6;
+            format!("p50={:.0}us p99={:.0}us", at(0.5), at(0.99))
+        };
+        println!("desk-latency requests=300 cluster {} one process {}", quantiles(latencies), quantiles(native));
     }
     println!("ok process {index}");
 }
@@ -140,6 +231,8 @@ fn algorithms_on_2_and_3_processes_equal_sequential() {
             .filter_map(|l| l.split_whitespace().find_map(|w| w.strip_prefix("items=")?.parse().ok()))
             .collect();
         println!("{n} processes: items the caller's lane to the cluster carried per round: {remote:?}");
+        let desk = outputs[0].lines().find(|l| l.starts_with("desk-latency")).expect("the desk's reply latencies");
+        println!("{n} processes: {desk}");
         assert_eq!(remote.len(), 3, "{:?}", outputs[0]);
         assert!(remote.iter().all(|&r| r > 0), "every round sent items to the cluster: {remote:?}");
     }

@@ -36,6 +36,34 @@ fn cluster_algorithm_checks_what_crosses_processes() {
     insta::assert_snapshot!(format!("// {} lines, {} bytes\n{code}", code.lines().count(), code.len()));
 }
 
+/// A state used by two statements of a `cluster` algorithm's loop (a
+/// desk that answers each request) is carried from one to the next as
+/// data: its calls stay where it is (their values need not be serde);
+/// only the statements around them may cross processes. Found when such
+/// a loop failed to compile: `Desk` was asked to be serde at the attribute.
+#[test]
+fn regression_a_state_carried_through_a_cluster_loop_stays_local() {
+    let item: syn::ItemFn = syn::parse_quote! {
+        fn desk_loop(requests: Receiver<u64>, desk: Desk) -> Vec<u64> {
+            let mut desk = desk;
+            for r in requests {
+                let y = heavy(r);
+                let t = desk.note(y);
+                let z = heavy(t);
+                desk.answer(z);
+            }
+            desk.finish()
+        }
+    };
+    let code = ohua_compiler::compile_with(&item, &[], ohua_compiler::Options { cluster: true })
+        .expect("compiles")
+        .stage("code")
+        .unwrap();
+    assert_eq!(code.matches("run_distributable").count(), 2, "the two `heavy` calls: {code}");
+    assert!(!code.contains("crosses_processes(&desk)"), "the desk is not sent: {code}");
+    assert!(code.contains("crosses_processes(&y)") && code.contains("crosses_processes(&z)"), "{code}");
+}
+
 /// A pipeline of stateless calls around a state used once per item: the
 /// fused chain, the resident state and the collecting sink.
 #[test]

@@ -9,7 +9,7 @@ use crate::node::inputs::DataInputs;
 use crate::node::outputs::OutputSet;
 use crate::node::path::PathCosts;
 use crate::node::remeasure::Remeasure;
-use crate::node::replicate::{order_capacity, Gather, Scatter, LANE_DEPTH, REORDER_DEPTH};
+use crate::node::replicate::{order_capacity, Gather, LaneShape, Scatter, LANE_DEPTH, REORDER_DEPTH};
 use crate::node::Node;
 use crate::port::{In, Out};
 use crate::sync::Waker;
@@ -359,15 +359,15 @@ impl<'a> Builder<'a> {
     /// go to `outputs`, on the replicas of the plan: a [`Scatter`] as the
     /// node's operator, `replica(k, lane in, lane out)` for each replica k,
     /// and a [`Gather`]. `into`/`from` convert between the ports' tuples and
-    /// the lanes' values; `markers_to_all`: the replicas hold sticky values
-    /// and must see every marker.
+    /// the lanes' values; `shape`: whether the replicas hold sticky values
+    /// and must see every marker, and which lane is served far away.
     #[allow(clippy::too_many_arguments)] // one call site per kind of replica
     pub(crate) fn replicate<I, O, T, U, R>(
         &mut self,
         id: usize,
         inputs: I,
         outputs: O,
-        markers_to_all: bool,
+        shape: LaneShape,
         into: impl FnMut(I::Item) -> T + Send + 'a,
         from: impl FnMut(U) -> O::Item + Send + 'a,
         mut replica: impl FnMut(usize, In<T>, Out<U>) -> R,
@@ -378,7 +378,7 @@ impl<'a> Builder<'a> {
         U: Send + 'a,
         R: Node + 'a,
     {
-        let (lanes, gather) = self.scatter_gather(id, inputs, outputs, markers_to_all, into, from);
+        let (lanes, gather) = self.scatter_gather(id, inputs, outputs, shape, into, from);
         for (k, (lane_in, lane_out)) in lanes.into_iter().enumerate() {
             let node = replica(k, In::new(lane_in), Out::new(vec![lane_out]));
             self.install_extra(id, Role::Replica(k), Box::new(node));
@@ -398,7 +398,7 @@ impl<'a> Builder<'a> {
         id: usize,
         inputs: I,
         outputs: O,
-        markers_to_all: bool,
+        shape: LaneShape,
         into: Into,
         from: From,
     ) -> (Vec<(Receiver<T>, Sender<U>)>, Box<dyn Node + 'a>)
@@ -414,9 +414,12 @@ impl<'a> Builder<'a> {
         let (from_replicas, lanes_out) = self.lanes::<U>(id, false, REORDER_DEPTH);
         let (order, order_rx) = self.order_arc(id);
         let elastic = self.elastic(id);
-        let scatter = Scatter::new(inputs, to_replicas, order, into).markers_to_all(markers_to_all).elastic(elastic);
+        let scatter = Scatter::new(inputs, to_replicas, order, into)
+            .markers_to_all(shape.markers_to_all)
+            .elastic(elastic)
+            .far(shape.far);
         self.install(id, Box::new(scatter));
-        let gather: Box<dyn Node + 'a> = if markers_to_all {
+        let gather: Box<dyn Node + 'a> = if shape.markers_to_all {
             Box::new(Gather::with_markers_in_lanes(order_rx, lanes_out, outputs, from))
         } else {
             Box::new(Gather::new(order_rx, lanes_out, outputs, from))

@@ -24,7 +24,7 @@ use crate::node::inputs::DataInputs;
 use crate::node::keyed::KeyedScatter;
 use crate::node::keyed_sticky::KeyedSticky;
 use crate::node::outputs::OutputSet;
-use crate::node::replicate::{Gather, LANE_DEPTH, REORDER_DEPTH};
+use crate::node::replicate::{Gather, LaneShape, LANE_DEPTH, REORDER_DEPTH};
 use crate::node::sticky::{Sticky, StickySet};
 use crate::port::{In, Out};
 
@@ -191,7 +191,7 @@ where
             id,
             inputs,
             outputs,
-            holds,
+            LaneShape { markers_to_all: holds, far: None },
             // Functions, not closures: a closure has a type of its own at
             // every call site, and so had the scatter and the gather
             // compiled for it (BENCHMARKS.md, "Compile time").

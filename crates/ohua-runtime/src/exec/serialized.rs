@@ -19,6 +19,7 @@ use crate::node::fan::FanSticky;
 use crate::node::inputs::DataInputs;
 use crate::node::outputs::OutputSet;
 use crate::node::remote_lane::RemoteLane;
+use crate::node::replicate::LaneShape;
 use crate::node::Node;
 use crate::remote::{RemoteLanes, ServeFnFor, Served};
 use crate::sync::process::Arc;
@@ -112,7 +113,7 @@ where
             id,
             inputs,
             outputs,
-            false,
+            LaneShape { markers_to_all: false, far: Some(1) },
             std::convert::identity,
             std::convert::identity,
             |k, lane_in, lane_out| {

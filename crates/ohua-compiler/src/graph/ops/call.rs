@@ -109,14 +109,24 @@ fn call(e: &Emit<'_>, c: &CallNode) -> TokenStream {
 /// result is not what an inner loop iterates (`for v in (0..n).filter(..)`
 /// makes an iterator, which stays with its loop). A fetch or write stays
 /// with the caller's sources, and a call that takes a keyed or snapshot
-/// state (or a read's snapshot step) with the state.
+/// state (or a read's snapshot step) with the state. So does a call that
+/// threads a value (a state used by several statements of a loop is
+/// carried from one to the next as data): it changes the value where it
+/// is, which is often a state holding a channel, a file or a socket.
 pub(crate) fn distributable(g: &crate::graph::Graph, n: usize, c: &CallNode) -> bool {
     let io = matches!(&c.code, Code::Let { expr, .. } if crate::frontend::fetch::io_call(expr).is_some());
     let takes_a_state = c.data.iter().flatten().chain(c.sticky.iter().map(|s| &s.ident)).any(|i| {
         let name = i.to_string();
         name.starts_with("__ohua_step") || g.keyed.contains(&name) || g.snapshots.contains(&name)
     });
-    g.cluster && c.is_statement() && g.nodes[n].depth >= 1 && !g.feeds_loop_entry(n) && !io && !takes_a_state
+    let threads_a_value = c.threaded_returns > 0;
+    g.cluster
+        && c.is_statement()
+        && g.nodes[n].depth >= 1
+        && !g.feeds_loop_entry(n)
+        && !io
+        && !takes_a_state
+        && !threads_a_value
 }
 
 /// The parts of a call's statement: its data inputs, its sticky inputs in
