@@ -261,6 +261,39 @@ impl Log {
     }
 }
 
+/// The state of generated `cluster` programs: a [`Log`] that is not serde
+/// (a state often holds a channel, a file or a socket), so a program that
+/// sent it to another process would not compile. A state used by several
+/// statements of a loop is carried from one to the next as data, and
+/// was once taken for a value to send (`regression_a_state_carried_through_a_cluster_loop_stays_local`).
+#[derive(Debug, Default)]
+pub struct LocalLog(Log);
+
+impl LocalLog {
+    /// A fresh log.
+    pub fn new() -> Self {
+        LocalLog::default()
+    }
+
+    /// The recorded calls ([`Log::finish`]).
+    pub fn finish(self) -> (Vec<String>, i64) {
+        self.0.finish()
+    }
+}
+
+impl std::ops::Deref for LocalLog {
+    type Target = Log;
+    fn deref(&self) -> &Log {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for LocalLog {
+    fn deref_mut(&mut self) -> &mut Log {
+        &mut self.0
+    }
+}
+
 /// The snapshot state of generated programs (issue 24): `write` is a
 /// `&mut self` call, `read` a `&self` one whose result depends on every
 /// earlier write, so a read on the wrong version gives another value.

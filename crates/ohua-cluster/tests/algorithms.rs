@@ -135,6 +135,35 @@ fn serve_desk(deployment: Option<Deployment>, index: usize, requests: u64) -> ((
     (got, l)
 }
 
+#[ohua::algorithm(cluster)]
+fn inner_sum(xs: Vec<u64>) -> u64 {
+    let mut total = 0u64;
+    for x in xs {
+        let y = heavy(x);
+        total = total.wrapping_add(y);
+    }
+    total
+}
+
+fn chunk(i: u64) -> Vec<u64> {
+    (i * 10..i * 10 + 10).collect()
+}
+
+/// A `cluster` algorithm whose distributable statement calls another: that
+/// run is nested (in the caller's section, or in the statement another
+/// process serves), and the other processes are not calling it, so it
+/// runs where it is.
+#[ohua::algorithm(cluster)]
+fn nested_sums(n: u64) -> Vec<u64> {
+    let mut out = Vec::new();
+    for i in 0..n {
+        let xs = chunk(i);
+        let s = inner_sum(xs);
+        out.push(s);
+    }
+    out
+}
+
 fn lines(n: usize) -> Vec<String> {
     (0..n).map(|i| if i % 9 == 8 { format!("bad{i}") } else { format!("s{}={}", i % 5, i as i64 - 40) }).collect()
 }
@@ -167,6 +196,8 @@ fn child() {
         let got = ohua::with_deployment(on_the_cluster(), || scores(lines(150)));
         assert_eq!(got, ohua::sequential(|| scores(lines(150))), "process {index}, round {round}");
     }
+    let got = ohua::with_deployment(on_the_cluster(), || nested_sums(60));
+    assert_eq!(got, ohua::sequential(|| nested_sums(60)), "process {index}: nested cluster runs");
     // A stateful service fed one request at a time, each waiting for the
     // program's own reply: nothing may wait for a fuller batch.
     let want = serve_desk(None, 0, 300).0;

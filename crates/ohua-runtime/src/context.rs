@@ -30,6 +30,11 @@ pub(crate) struct Options {
     /// A service's replaceable scaling policy ([`with_live_scaling`]),
     /// taken like `control`.
     pub(crate) live_scaling: Option<crate::deploy::LiveScaling>,
+    /// Set inside a run (its sections, and a statement another process
+    /// serves): a run started there is nested, and runs in this process
+    /// only, since the other processes of a cluster are not calling it
+    /// (`exec::serialized::cluster_for`).
+    pub(crate) inside_run: bool,
 }
 
 thread_local! {
@@ -194,6 +199,16 @@ pub(crate) fn take_live_scaling() -> Option<crate::deploy::LiveScaling> {
 /// Take the control [`with_control`] set for this thread's next run.
 pub(crate) fn take_control() -> Option<std::sync::Arc<crate::update::Control>> {
     OPTIONS.with(|o| o.borrow_mut().control.take())
+}
+
+/// Run `f` as part of a run ([`Options::inside_run`]).
+pub(crate) fn inside_run<R>(f: impl FnOnce() -> R) -> R {
+    scoped(|o| o.inside_run = true, f)
+}
+
+/// Whether this thread runs part of a run ([`Options::inside_run`]).
+pub(crate) fn is_inside_run() -> bool {
+    OPTIONS.with(|o| o.borrow().inside_run)
 }
 
 /// A copy of this thread's options, to hand to section threads.

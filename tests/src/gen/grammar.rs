@@ -37,7 +37,7 @@ impl Rng {
 /// Helper functions and imports shared by every generated program.
 pub const PRELUDE: &str = r#"
 use ohua::{algorithm, Source};
-use ohua_conformance::{check, check_io, check_serialized, GenDb, KeyedLog, Log, SnapLog};
+use ohua_conformance::{check, check_io, check_serialized, GenDb, KeyedLog, LocalLog, Log, SnapLog};
 
 pub fn f1(a: i64) -> i64 { a.wrapping_mul(3).wrapping_add(1) }
 pub fn f2(a: i64, b: i64) -> i64 { a.wrapping_mul(31).wrapping_add(b) ^ 7 }
@@ -554,6 +554,8 @@ pub fn program(seed: u64, index: usize) -> String {
     // as bytes (`lanes = "serialized"`).
     let cluster = Rng::new(seed.wrapping_mul(11_000_027).wrapping_add(index as u64) ^ 0xC1).chance(1, 3);
     let attr = if cluster { "#[ohua::algorithm(cluster)]" } else { "#[ohua::algorithm]" };
+    // A `cluster` program's states are not serde: they stay where they are.
+    let log = if cluster { "LocalLog" } else { "Log" };
     let mut g = Gen {
         rng,
         scopes: vec![vec!["k".into()]],
@@ -603,7 +605,7 @@ pub fn program(seed: u64, index: usize) -> String {
 
     let mut b = String::new();
     for s in &states {
-        b += &format!("        let mut {s} = Log::new();\n");
+        b += &format!("        let mut {s} = {log}::new();\n");
     }
     if keyed {
         b += "        let mut ks = ohua::keyed(KeyedLog::new());\n";
@@ -660,17 +662,22 @@ pub fn program(seed: u64, index: usize) -> String {
     let mut src = String::new();
     src += &format!("#[allow(unused, unused_mut, unused_variables, unused_assignments, unused_parens)]\nmod p{index} {{\n    use super::*;\n");
     if let Some(hb) = &helper_body {
-        src += &format!("    {attr}\n    pub mod a {{\n        use super::*;\n");
+        // A `cluster` program's `alg` is marked itself, not its `mod`: the
+        // helper returns a state, which is not serde, and a `cluster`
+        // algorithm's result is (every process gets it). Its statements
+        // still cross processes where `alg` calls it, nested or served.
+        let (mod_attr, alg_attr) = if cluster { ("", "#[algorithm(cluster)]") } else { (attr, "#[algorithm]") };
+        src += &format!("    {mod_attr}\n    pub mod a {{\n        use super::*;\n");
         src += &format!(
-            "        #[algorithm]\n        pub fn helper(a: i64, s: Log{helper_io}) -> (i64, Log) {{\n{}        }}\n",
+            "        #[algorithm]\n        pub fn helper(a: i64, s: {log}{helper_io}) -> (i64, {log}) {{\n{}        }}\n",
             indent(hb)
         );
         src += &format!(
-            "        #[algorithm]\n        pub fn alg(xs: Vec<i64>, k: i64{io_params}) -> {ty} {{\n{}        }}\n",
+            "        {alg_attr}\n        pub fn alg(xs: Vec<i64>, k: i64{io_params}) -> {ty} {{\n{}        }}\n",
             indent(&alg_body)
         );
         src += "    }\n    pub use a::alg;\n";
-        src += &format!("    pub fn seq_helper(a: i64, s: Log{helper_io}) -> (i64, Log) {{\n{hb}    }}\n");
+        src += &format!("    pub fn seq_helper(a: i64, s: {log}{helper_io}) -> (i64, {log}) {{\n{hb}    }}\n");
     } else {
         src += &format!(
             "    {attr}\n    pub fn alg(xs: Vec<i64>, k: i64{io_params}) -> {ty} {{\n{alg_body}    }}\n"

@@ -80,8 +80,7 @@ pub fn execute_cluster<'a, R: Send + serde::Serialize + serde::de::DeserializeOw
     build: impl FnOnce(&mut Builder<'a>) -> ResultSlot<R>,
 ) -> R {
     let mut prepared = Prepared::new(graph);
-    let cluster =
-        (prepared.builder.plan().lanes == crate::deploy::Lanes::Cluster).then(crate::remote::installed).flatten();
+    let cluster = super::serialized::cluster_for(prepared.builder.plan());
     let Some(cluster) = cluster else {
         let slot = build(&mut prepared.builder);
         prepared.run();
@@ -225,7 +224,9 @@ impl<'a> Prepared<'a> {
         // the arcs' items may still borrow what the run borrows, and before
         // `shared` (declared earlier).
         let _watch = viewed.as_ref().map(|v| unsafe { v.counts.watch(gauges, &shared) });
-        let counters = run_sections(graph, &sections, &shared, &opts);
+        // Runs that the operators start are nested (`context::inside_run`).
+        let inner = context::Options { inside_run: true, ..opts.clone() };
+        let counters = context::inside_run(|| run_sections(graph, &sections, &shared, &inner));
         drop(sections);
         if let Some(control) = &control {
             control.finish();

@@ -50,10 +50,8 @@ where
         F: FnMut(I::Item, S::Values) -> (S::Values, O::Item) + Clone + Send + 'a,
     {
         let plan = self.builder.plan();
-        if plan.lanes == Lanes::Cluster {
-            if let Some(cluster) = crate::remote::installed() {
-                return self.run_on_cluster(f, &*cluster);
-            }
+        if let Some(cluster) = cluster_for(plan) {
+            return self.run_on_cluster(f, &*cluster);
         }
         if plan.lanes == Lanes::Values || !plan.is_replicated(self.id) {
             return self.run_replicable(f);
@@ -138,6 +136,18 @@ where
     }
 }
 
+/// The cluster a run planned as `plan` uses: the one this process joined
+/// where the plan's lanes are [`Lanes::Cluster`], unless the run is nested
+/// in another (started by an operator, or by a statement another process
+/// serves): the other processes are not calling it, so it must not open
+/// stages or share its result (it runs as `serialized`).
+pub(crate) fn cluster_for(plan: &crate::deploy::Plan) -> Option<std::sync::Arc<dyn RemoteLanes>> {
+    if plan.lanes != Lanes::Cluster || crate::context::is_inside_run() {
+        return None;
+    }
+    crate::remote::installed()
+}
+
 /// `f` between its codecs, for the processes of a cluster: a batch of
 /// argument tuples as bytes in, their result tuples as bytes out
 /// (`node/remote_lane.rs` sends what its lane holds as one batch).
@@ -154,10 +164,13 @@ where
     Box::new(move |bytes: &[u8]| {
         let items = args.decode(bytes).unwrap_or_else(|e| panic!("{e}"));
         let mut out = Vec::with_capacity(items.len());
-        for item in items {
-            let values = S::no_values().expect("a served call has no captured values");
-            out.push(f(item, values).1);
-        }
+        // A run the statement starts is nested (`cluster_for`).
+        crate::context::inside_run(|| {
+            for item in items {
+                let values = S::no_values().expect("a served call has no captured values");
+                out.push(f(item, values).1);
+            }
+        });
         let mut bytes = Vec::new();
         results.encode(&out, &mut bytes).unwrap_or_else(|e| panic!("{e}"));
         bytes
