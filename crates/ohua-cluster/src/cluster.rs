@@ -181,6 +181,12 @@ impl Cluster {
         self.start_stage(items, route, handler, sink)?.wait()
     }
 
+    /// The thread of this process's first worker, which reads the caller's
+    /// items: whoever pushes [`Items::Pushed`] items unparks it after each.
+    pub fn caller_worker(&self) -> Thread {
+        self.workers[0].1.clone()
+    }
+
     /// [`Cluster::run_stage`] without waiting: the stage is started on
     /// every local worker (so that stages keep their order across
     /// processes), and [`PendingStage::wait`] waits for it, on any thread.

@@ -10,7 +10,8 @@ use crate::stage::{Items, EPOCH_ITEMS};
 pub(crate) enum Feed<I, It> {
     /// Pulled by the worker itself: they are all there.
     Ready(std::iter::Fuse<It>),
-    /// Read by a thread of their own, which wakes the worker for each.
+    /// Read by a thread of their own, or pushed by the caller's code,
+    /// which wakes the worker for each.
     Waiting(mpsc::Receiver<I>),
 }
 
@@ -28,6 +29,7 @@ impl<I: Send + 'static, It: Iterator<Item = I> + Send + 'static> Feed<I, It> {
     pub(crate) fn start(items: Items<It>, process: usize) -> Result<Self, ClusterError> {
         let items = match items {
             Items::Ready(items) => return Ok(Feed::Ready(items.fuse())),
+            Items::Pushed(rx) => return Ok(Feed::Waiting(rx)),
             Items::Waiting(items) => items,
         };
         let (tx, rx) = mpsc::sync_channel::<I>(EPOCH_ITEMS);

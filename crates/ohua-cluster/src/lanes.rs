@@ -86,6 +86,8 @@ struct ClusterLanes {
 /// from its sink.
 struct ChannelStage {
     items: Option<mpsc::Sender<Vec<u8>>>,
+    /// The worker that reads `items` ([`Items::Pushed`]): woken after each.
+    worker: std::thread::Thread,
     results: mpsc::Receiver<Result<Vec<u8>, String>>,
 }
 
@@ -95,6 +97,7 @@ impl RemoteStage for ChannelStage {
             // A stage that failed has dropped its source: the failure
             // reaches `try_recv`.
             let _ = items.send(item);
+            self.worker.unpark();
         }
     }
 
@@ -108,6 +111,14 @@ impl RemoteStage for ChannelStage {
 
     fn close(&mut self) {
         self.items = None;
+        // The worker sees the channel close at its next poll.
+        self.worker.unpark();
+    }
+}
+
+impl Drop for ChannelStage {
+    fn drop(&mut self) {
+        self.close();
     }
 }
 
@@ -135,14 +146,16 @@ impl RemoteLanes for ClusterLanes {
             let serve = serve.clone();
             move |item: Vec<u8>| serve.call(&item)
         };
-        let pending = self
-            .cluster()
-            .start_stage(Items::Waiting(items_rx.into_iter()), Route::Elsewhere, handler, sink)
-            .map_err(|e| e.to_string())?;
+        let (pending, worker) = {
+            let cluster = self.cluster();
+            let items = Items::<std::iter::Empty<Vec<u8>>>::Pushed(items_rx);
+            let pending = cluster.start_stage(items, Route::Elsewhere, handler, sink).map_err(|e| e.to_string())?;
+            (pending, cluster.caller_worker())
+        };
         self.watch(pending, results_tx, wake);
-        Ok(self
-            .is_caller()
-            .then(|| Box::new(ChannelStage { items: Some(items_tx), results: results_rx }) as Box<dyn RemoteStage>))
+        Ok(self.is_caller().then(|| {
+            Box::new(ChannelStage { items: Some(items_tx), worker, results: results_rx }) as Box<dyn RemoteStage>
+        }))
     }
 
     fn wait_stages(&self) -> Result<(), String> {

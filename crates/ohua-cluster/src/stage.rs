@@ -53,7 +53,7 @@ const SLICE: Duration = Duration::from_millis(20);
 const IN_FLIGHT: u64 = 16 * EPOCH_ITEMS as u64;
 
 /// Where the caller's items come from.
-pub enum Items<It> {
+pub enum Items<It: Iterator> {
     /// All there (a `Vec`, a range, a file read ahead): the caller's
     /// worker pulls them itself, an epoch at a time.
     Ready(It),
@@ -61,6 +61,11 @@ pub enum Items<It> {
     /// a thread of their own, so that results of earlier items leave
     /// while the next is awaited. Each item costs a wake-up of the worker.
     Waiting(It),
+    /// Items pushed into a channel by someone who also unparks the
+    /// caller's worker after each ([`crate::Cluster::caller_worker`]): no
+    /// reader thread, so an item costs one wake-up fewer (the runtime's
+    /// remote lanes send their batches this way).
+    Pushed(std::sync::mpsc::Receiver<It::Item>),
 }
 
 /// How a stage's items are dealt to the cluster's workers.

@@ -397,3 +397,140 @@ fn bench_scale_out_on_pinned_processes() {
         native / two
     );
 }
+
+/// `rounds` rounds of a multiply-add: about 1.1 ns each on the machine of
+/// `BENCHMARKS.md`.
+fn spin(x: u64, rounds: u64) -> u64 {
+    let mut h = x;
+    for _ in 0..rounds {
+        h = std::hint::black_box(h).wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    }
+    h
+}
+
+fn step_a(x: u64) -> u64 {
+    spin(x, 90)
+}
+
+fn step_b(x: u64) -> u64 {
+    spin(x ^ 1, 90)
+}
+
+fn step_c(x: u64) -> u64 {
+    spin(x ^ 2, 90)
+}
+
+fn stage_one(x: u64) -> u64 {
+    spin(x, 4_500)
+}
+
+fn stage_two(x: u64) -> u64 {
+    spin(x ^ 3, 4_500)
+}
+
+fn map_heavy(x: u64) -> u64 {
+    spin(x, 18_000)
+}
+
+/// An order-sensitive accumulator: another order gives another hash.
+#[derive(Default)]
+struct Fold(u64);
+
+impl Fold {
+    fn add(&mut self, v: u64) {
+        self.0 = self.0.rotate_left(5) ^ v;
+    }
+    fn hash(&self) -> u64 {
+        self.0
+    }
+}
+
+/// The shapes of `ohua-bench`'s `chain`, `balanced` and `replicate`, as
+/// plain algorithms and as `cluster` ones (the same bodies).
+macro_rules! overhead_shapes {
+    ($attr:meta, $chain:ident, $balanced:ident, $map:ident) => {
+        /// Three calls of ~100 ns into a state, per item.
+        #[$attr]
+        fn $chain(xs: Vec<u64>) -> u64 {
+            let mut acc = Fold::default();
+            for x in xs {
+                let a = step_a(x);
+                let b = step_b(a);
+                let c = step_c(b);
+                acc.add(c);
+            }
+            acc.hash()
+        }
+
+        /// Two stages of ~5 µs into a state, per item.
+        #[$attr]
+        fn $balanced(xs: Vec<u64>) -> u64 {
+            let mut acc = Fold::default();
+            for x in xs {
+                let a = stage_one(x);
+                let b = stage_two(a);
+                acc.add(b);
+            }
+            acc.hash()
+        }
+
+        /// A collecting map over ~20 µs.
+        #[$attr]
+        fn $map(xs: Vec<u64>) -> Vec<u64> {
+            let ys: Vec<u64> = xs.into_iter().map(|x| map_heavy(x)).collect();
+            ys
+        }
+    };
+}
+
+overhead_shapes!(ohua::algorithm, chain_plain, balanced_plain, map_plain);
+overhead_shapes!(ohua::algorithm(cluster), chain_cluster, balanced_cluster, map_cluster);
+
+/// Issue 25's overhead, on this machine: the `chain`, `balanced` and
+/// `replicate` shapes as plain algorithms (the native runtime), and as
+/// `cluster` algorithms with `lanes = "values"`, `"serialized"` and
+/// `"cluster"` on a cluster of one process (the lane to the cluster goes
+/// through bytes and this process's timely worker). A measurement, not a
+/// check (`--ignored`): `cargo test --release -p ohua-cluster --test
+/// algorithms bench_overhead -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn bench_overhead_of_the_cluster_backend_on_one_process() {
+    let _cluster = ohua_cluster::join_with(&ohua_cluster::ClusterConfig::single()).expect("a cluster of one process");
+    let fixed = Deployment::default().workers(2).replicas(".*=2".parse::<Replication>().unwrap());
+    type Shape = (&'static str, u64, fn(Vec<u64>) -> u64, fn(Vec<u64>) -> u64);
+    fn sum(ys: Vec<u64>) -> u64 {
+        ys.iter().fold(0u64, |a, &y| a.rotate_left(3) ^ y)
+    }
+    let shapes: [Shape; 3] = [
+        ("chain", 200_000, chain_plain, chain_cluster),
+        ("balanced", 20_000, balanced_plain, balanced_cluster),
+        ("replicate", 10_000, |xs| sum(map_plain(xs)), |xs| sum(map_cluster(xs))),
+    ];
+    for (name, n, plain, cluster) in shapes {
+        let xs: Vec<u64> = (0..n).collect();
+        let want = ohua::sequential(|| plain(xs.clone()));
+        let time = |d: Option<Deployment>, f: fn(Vec<u64>) -> u64| {
+            let call = || match &d {
+                Some(d) => ohua::with_deployment(d.clone(), || f(xs.clone())),
+                None => ohua::sequential(|| f(xs.clone())),
+            };
+            assert_eq!(call(), want, "{name}");
+            best_of_3(call)
+        };
+        let seq = time(None, plain);
+        let auto = time(Some(Deployment::default()), plain);
+        let native = time(Some(fixed.clone()), plain);
+        let values = time(Some(fixed.clone().lanes(Lanes::Values)), cluster);
+        let bytes = time(Some(fixed.clone().lanes(Lanes::Serialized)), cluster);
+        let one = time(Some(fixed.clone().lanes(Lanes::Cluster)), cluster);
+        println!(
+            "overhead {name} ({n} items): sequential {seq:.4} s, native auto {auto:.4} s, native 2 replicas \
+             {native:.4} s; cluster algorithm with 2 replicas: values {values:.4} s ({:.2}x native), serialized \
+             {bytes:.4} s ({:.2}x), 1-process cluster {one:.4} s ({:.2}x)",
+            values / native,
+            bytes / native,
+            one / native
+        );
+    }
+}
