@@ -269,6 +269,62 @@ fn algorithms_on_2_and_3_processes_equal_sequential() {
     }
 }
 
+/// Exits this process (code 3) if it is process 1 of a cluster and `x` is
+/// at least 2,000: a process that dies in the middle of a run.
+fn dies_in_process_1(x: u64) -> u64 {
+    if x >= 2_000 && std::env::var("OHUA_CLUSTER_INDEX").as_deref() == Ok("1") {
+        std::process::exit(3);
+    }
+    heavy(x)
+}
+
+#[ohua::algorithm(cluster)]
+fn dying(xs: Vec<u64>) -> Vec<u64> {
+    let ys: Vec<u64> = xs.into_iter().map(|x| dies_in_process_1(x)).collect();
+    ys
+}
+
+/// A process of a `lanes = "cluster"` run dies while serving: the caller's
+/// run panics with an error that names it, which the caller catches and
+/// inspects, within 10 s; the caller then closes its cluster and exits.
+#[test]
+fn a_process_that_dies_mid_run_fails_the_callers_run_naming_it() {
+    if std::env::var_os(CHILD).is_some() {
+        let cluster = ohua_cluster::join().expect("joins the cluster");
+        let start = std::time::Instant::now();
+        let xs: Vec<u64> = (0..20_000).collect();
+        let run = std::panic::catch_unwind(|| ohua::with_deployment(on_the_cluster(), || dying(xs)));
+        let message = match run {
+            Ok(ys) => format!("no failure: {} results", ys.len()),
+            Err(e) => e.downcast_ref::<String>().cloned().unwrap_or_else(|| "a non-string panic".into()),
+        };
+        println!("failed-after-ms={} message={message:?}", start.elapsed().as_millis());
+        drop(cluster);
+        return;
+    }
+    let me = std::env::current_exe().expect("this test binary");
+    let name = "a_process_that_dies_mid_run_fails_the_callers_run_naming_it";
+    let mut cluster = LocalCluster::start(2, |_| {
+        let mut c = Command::new(&me);
+        c.args(["--exact", name, "--nocapture", "--test-threads=1"])
+            .env(CHILD, "1")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        c
+    })
+    .expect("the processes start");
+    let statuses = cluster.wait(Duration::from_secs(60)).expect("both processes end within 60 s");
+    let mut out = String::new();
+    cluster.process(0).stdout.take().expect("piped").read_to_string(&mut out).expect("stdout");
+    assert_eq!(statuses[1].code(), Some(3), "process 1 died as the test made it");
+    assert!(statuses[0].success(), "the caller caught the failure and ended: {out}");
+    let line = out.lines().find_map(|l| l.split("failed-after-ms=").nth(1)).expect("the caller's report");
+    println!("the caller: failed-after-ms={line}");
+    let ms: u64 = line.split_whitespace().next().and_then(|w| w.parse().ok()).expect("milliseconds");
+    assert!(line.contains("process 1"), "the error names process 1: {line}");
+    assert!(ms < 10_000, "the caller's run failed {ms} ms after it started");
+}
+
 /// Items of the scale-out measurement, and the work per item.
 const BENCH_ITEMS: u64 = 200_000;
 
