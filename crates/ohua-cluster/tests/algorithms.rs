@@ -223,8 +223,11 @@ fn run_cluster(n: usize) -> Vec<String> {
     let me = std::env::current_exe().expect("this test binary");
     let mut cluster = LocalCluster::start(n, |_| {
         let mut c = Command::new(&me);
+        // On 3 processes each has 2 workers, which serve a statement at
+        // once (`remote::Served`).
         c.args(["--exact", "algorithms_on_2_and_3_processes_equal_sequential", "--nocapture", "--test-threads=1"])
             .env(CHILD, "1")
+            .env("OHUA_CLUSTER_WORKERS", if n == 3 { "2" } else { "1" })
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         c

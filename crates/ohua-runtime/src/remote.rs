@@ -17,11 +17,12 @@
 
 use std::sync::Weak;
 
-use crate::sync::process::{Arc, Mutex};
+use crate::sync::process::{Arc, Mutex, RwLock};
 
 /// A function from an item's bytes to its result's bytes: a distributable
 /// call's statement between its codecs, borrowing what lives for `'a`.
-pub type ServeFnFor<'a> = Box<dyn FnMut(&[u8]) -> Vec<u8> + Send + 'a>;
+/// Several workers of a process may call it at once.
+pub type ServeFnFor<'a> = Box<dyn Fn(&[u8]) -> Vec<u8> + Send + Sync + 'a>;
 
 /// [`ServeFnFor`] as other threads hold it ([`Served`]).
 pub type ServeFn = ServeFnFor<'static>;
@@ -29,8 +30,10 @@ pub type ServeFn = ServeFnFor<'static>;
 /// A statement that other threads may call while a run lives, and that
 /// the run takes back before it ends ([`Served::revoke`]): the statement
 /// may borrow what the run borrows, so no call may reach it afterwards.
+/// Calls run under a read lock, so a process's workers serve it at once;
+/// the revocation takes the write lock.
 #[derive(Clone)]
-pub struct Served(Arc<Mutex<Option<ServeFn>>>);
+pub struct Served(Arc<RwLock<Option<ServeFn>>>);
 
 impl Served {
     /// Serve `f` until [`Served::revoke`].
@@ -39,12 +42,14 @@ impl Served {
     ///
     /// `f` may borrow data that lives only as long as `'a`: the caller
     /// must call [`Served::revoke`] before `'a` ends. After that, no call
-    /// reaches `f` (every call holds the lock while it runs `f`).
+    /// reaches `f` (every call holds the read lock while it runs `f`, and
+    /// the revocation takes the write lock).
     pub unsafe fn new(f: ServeFnFor<'_>) -> Self {
         // SAFETY: the caller revokes before `'a` ends; `call` runs `f`
-        // only under the lock, and `revoke` drops it under the lock.
+        // only under the read lock, and `revoke` drops it under the write
+        // lock, after every running call.
         let f: ServeFn = unsafe { std::mem::transmute(f) };
-        Served(Arc::new(Mutex::new(Some(f))))
+        Served(Arc::new(RwLock::new(Some(f))))
     }
 
     /// Run the statement on `bytes`.
@@ -54,15 +59,15 @@ impl Served {
     /// If the statement panics, or was revoked (the run ended: the cluster
     /// served an item after its caller closed the stage).
     pub fn call(&self, bytes: &[u8]) -> Vec<u8> {
-        let mut f = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        let f = f.as_mut().expect("ohua: a remote lane served an item after its run ended");
+        let f = self.0.read().unwrap_or_else(|e| e.into_inner());
+        let f = f.as_ref().expect("ohua: a remote lane served an item after its run ended");
         f(bytes)
     }
 
-    /// No call reaches the statement from now on; a call running now
-    /// finishes first.
+    /// No call reaches the statement from now on; calls running now
+    /// finish first.
     pub fn revoke(&self) {
-        let f = self.0.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let f = self.0.write().unwrap_or_else(|e| e.into_inner()).take();
         drop(f);
     }
 }
@@ -141,6 +146,36 @@ pub struct AlreadyInstalled;
 #[cfg(test)]
 mod tests {
     use super::Served;
+
+    /// Two workers call a statement at once: each call waits, inside the
+    /// statement, for the other to be inside too (with one call at a time,
+    /// as behind a mutex, both would wait forever; the barrier's timeout
+    /// fails the test instead).
+    #[test]
+    fn two_workers_serve_a_statement_at_once() {
+        let inside = std::sync::Arc::new((std::sync::Mutex::new(0usize), std::sync::Condvar::new()));
+        let met = {
+            let inside = std::sync::Arc::clone(&inside);
+            move |b: &[u8]| {
+                let (count, cv) = &*inside;
+                let mut n = count.lock().unwrap();
+                *n += 1;
+                cv.notify_all();
+                let (n, timeout) = cv.wait_timeout_while(n, std::time::Duration::from_secs(10), |n| *n < 2).unwrap();
+                vec![b[0], u8::from(!timeout.timed_out() && *n >= 2)]
+            }
+        };
+        let served = unsafe { Served::new(Box::new(met)) };
+        let calls: Vec<_> = (0..2u8)
+            .map(|i| {
+                let served = served.clone();
+                std::thread::spawn(move || served.call(&[i]))
+            })
+            .collect();
+        let results: Vec<Vec<u8>> = calls.into_iter().map(|c| c.join().unwrap()).collect();
+        assert_eq!(results, vec![vec![0, 1], vec![1, 1]], "both calls were inside the statement at once");
+        served.revoke();
+    }
 
     /// A revoked statement is dropped, and a borrowed value with it.
     #[test]

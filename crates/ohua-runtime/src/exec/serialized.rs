@@ -151,17 +151,22 @@ pub(crate) fn cluster_for(plan: &crate::deploy::Plan) -> Option<std::sync::Arc<d
 /// `f` between its codecs, for the processes of a cluster: a batch of
 /// argument tuples as bytes in, their result tuples as bytes out
 /// (`node/remote_lane.rs` sends what its lane holds as one batch).
-fn served<'a, I, S, O, F>(mut f: F) -> ServeFnFor<'a>
+fn served<'a, I, S, O, F>(f: F) -> ServeFnFor<'a>
 where
     I: DataInputs,
     S: FanSticky,
     O: OutputSet,
     I::Item: Serialize + DeserializeOwned + 'a,
     O::Item: Serialize + DeserializeOwned + 'a,
-    F: FnMut(I::Item, S::Values) -> (S::Values, O::Item) + Send + 'a,
+    F: FnMut(I::Item, S::Values) -> (S::Values, O::Item) + Clone + Send + 'a,
 {
     let (args, results) = (Codec::<Vec<I::Item>>::serde(), Codec::<Vec<O::Item>>::serde());
+    // Each batch runs on a copy of the statement (it captures nothing: a
+    // call with captured values is not served), so a process's workers
+    // serve batches at once; the lock guards only the copying.
+    let f = crate::sync::process::Mutex::new(f);
     Box::new(move |bytes: &[u8]| {
+        let mut f = f.lock().unwrap_or_else(|e| e.into_inner()).clone();
         let items = args.decode(bytes).unwrap_or_else(|e| panic!("{e}"));
         let mut out = Vec::with_capacity(items.len());
         // A run the statement starts is nested (`cluster_for`).

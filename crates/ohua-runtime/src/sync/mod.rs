@@ -38,7 +38,7 @@ pub use quiet::Quiet;
 /// primitives cannot live in a `static` or outside a model.
 pub mod process {
     pub use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
-    pub use std::sync::{Arc, Condvar, Mutex, OnceLock};
+    pub use std::sync::{Arc, Condvar, Mutex, OnceLock, RwLock};
 }
 
 /// Threads: the worker pool's threads (`src/pool.rs`), which run sections
