@@ -104,6 +104,7 @@ where
             None => return self.run_replicable(f),
         };
         let counts = self.builder.lane_bytes(id);
+        let processes = cluster.processes();
         let CallPorts { builder, inputs, sticky, outputs, .. } = self;
         let n = builder.plan().replicas[id];
         let mut copies = sticky.fan(builder, id, n).into_iter();
@@ -119,7 +120,8 @@ where
                 let replica: Box<dyn Node + 'a> = match stage.take() {
                     Some(stage) if k == 1 => {
                         let codecs = (Codec::<Vec<I::Item>>::serde(), Codec::<Vec<O::Item>>::serde());
-                        Box::new(RemoteLane::new(lane_in, lane_out, stage, codecs, counts.clone()))
+                        let lane = RemoteLane::new(lane_in, lane_out, stage, codecs, counts.clone());
+                        Box::new(lane.for_processes(processes))
                     }
                     other => {
                         stage = other;

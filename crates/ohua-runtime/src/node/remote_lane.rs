@@ -5,7 +5,7 @@
 //! To the scatter and the gather this is a replica like the others: it
 //! takes data from its lane and gives one result per item, in the items'
 //! order (the stage returns results in the order the items were sent). It
-//! keeps at most [`IN_FLIGHT`] items out; results that arrive while its
+//! keeps at most [`IN_FLIGHT`] items out per serving process; results that arrive while its
 //! section sleeps wake the section (the stage's sink calls its waker).
 //!
 //! A batch's results wait in the lane and leave as the output has room,
@@ -31,7 +31,10 @@ use super::{Node, Step};
 /// took 75-93 % of the items while the caller's core idled, its local
 /// replica's results waiting in order behind the remote ones (the gather
 /// merges lanes in order, within its arcs' room); 512 gave 1.29-1.36x of
-/// one process, both cores 73-85 % busy.
+/// one process, both cores 73-85 % busy. That is per process serving the
+/// lane ([`RemoteLane::for_processes`]): a batch is served by one process,
+/// so with 512 out at most 2 processes would be busy at once however many
+/// there are (the model for N hosts in `BENCHMARKS.md`).
 pub const IN_FLIGHT: usize = 512;
 
 /// Items a batch gathers before it goes out while earlier batches are
@@ -67,6 +70,8 @@ pub struct RemoteLane<T, U> {
     gathering: Vec<T>,
     /// Items sent whose results are not yet on the output.
     in_flight: usize,
+    /// Items out at most: [`IN_FLIGHT`] per process serving the lane.
+    limit: usize,
     counts: Arc<LaneBytes>,
     closed: bool,
 }
@@ -91,9 +96,20 @@ impl<T, U> RemoteLane<T, U> {
             ready: VecDeque::new(),
             gathering: Vec::new(),
             in_flight: 0,
+            limit: IN_FLIGHT,
             counts,
             closed: false,
         }
+    }
+}
+
+impl<T, U> RemoteLane<T, U> {
+    /// The same lane, for a cluster of `processes` processes: the caller's
+    /// and `processes - 1` serving ones, each given up to [`IN_FLIGHT`]
+    /// items out (at least one's worth).
+    pub fn for_processes(mut self, processes: usize) -> Self {
+        self.limit = IN_FLIGHT * processes.saturating_sub(1).max(1);
+        self
     }
 }
 
@@ -123,7 +139,7 @@ impl<T: Send, U: Send> Node for RemoteLane<T, U> {
             }
         }
         let mut taken = 0;
-        while work + taken < budget.max(1) && self.in_flight + self.gathering.len() < IN_FLIGHT {
+        while work + taken < budget.max(1) && self.in_flight + self.gathering.len() < self.limit {
             match self.input.pop() {
                 Some(Packet::Data(item)) => self.gathering.push(item),
                 Some(_) => unreachable!("ohua: a replica's lane carries data only"),
@@ -134,7 +150,7 @@ impl<T: Send, U: Send> Node for RemoteLane<T, U> {
         // Held items wait for a result, which steps the lane again (the
         // stage's sink wakes its section): a batch out always comes back,
         // so nothing waits forever.
-        let full = self.gathering.len() >= BATCH || self.in_flight + self.gathering.len() >= IN_FLIGHT;
+        let full = self.gathering.len() >= BATCH || self.in_flight + self.gathering.len() >= self.limit;
         if !self.gathering.is_empty() && (full || self.batches.is_empty() || self.input.is_closed()) {
             let batch = std::mem::take(&mut self.gathering);
             let mut bytes = Vec::new();
@@ -175,7 +191,7 @@ impl<T: Send, U: Send> Node for RemoteLane<T, U> {
 mod tests {
     use std::collections::VecDeque;
 
-    use super::RemoteLane;
+    use super::{RemoteLane, IN_FLIGHT};
     use crate::codec::{Codec, LaneBytes};
     use crate::node::{Node, Step};
     use crate::port::{In, Out};
@@ -296,6 +312,32 @@ mod tests {
         lane.flush();
         assert_eq!(stage.0.lock().unwrap().0, vec![1, 10], "the waiting items go as one batch");
         assert!(matches!(orx.pop(), Some(crate::packet::Packet::Data(2))));
+    }
+
+    /// A lane keeps [`IN_FLIGHT`] items out per process serving it: with
+    /// 512 in all, at most 2 batches would be out, and at most 2 other
+    /// processes busy, however many there are.
+    #[test]
+    fn a_lane_keeps_more_items_out_on_more_processes() {
+        for (processes, want) in [(1, IN_FLIGHT), (2, IN_FLIGHT), (3, 2 * IN_FLIGHT), (5, 4 * IN_FLIGHT)] {
+            let items = 5 * IN_FLIGHT;
+            let (mut tx, rx) = crate::arc::channel::<(u64,)>(items, None, None);
+            let (otx, _orx) = crate::arc::channel::<u64>(16, None, None);
+            let stage = OnDemand::default();
+            let codecs = (Codec::serde(), Codec::serde());
+            let counts = Arc::new(LaneBytes::default());
+            let mut lane = RemoteLane::new(In::new(rx), Out::new(vec![otx]), Box::new(stage.clone()), codecs, counts)
+                .for_processes(processes);
+            for x in 0..items as u64 {
+                tx.push(crate::packet::Packet::Data((x,)));
+            }
+            tx.flush();
+            for _ in 0..100 {
+                lane.step(1024);
+            }
+            let sent: usize = stage.0.lock().unwrap().0.iter().sum();
+            assert_eq!(sent, want, "items out on {processes} processes (no result came back)");
+        }
     }
 
     #[test]
