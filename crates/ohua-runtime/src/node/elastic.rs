@@ -504,15 +504,22 @@ mod tests {
         // preempts looks heavy and opens the lanes, as it should for a
         // replica that is slow for any reason. Under CI's load that
         // happened once in the second step (2 lanes, not 1): the cheap
-        // replica must keep one lane in one of a few tries, and every try
-        // must stop probing.
+        // replica must keep one lane in one of a few tries, and a try that
+        // kept one lane must stop probing. (A try whose lanes opened goes
+        // on timing one step in a few, by design: it follows the load.
+        // Asserting "stopped" for every try failed CI once: "still timing
+        // after 576 items", the lanes opened by a preempted step.)
         let kept = (0..5).any(|_| {
             let e = Elastic::new(2, Opening::Measured);
             let mut p = Probe::new(Costly { nanos: 0, per_step: 64 }, e.clone());
             for _ in 0..=PROBE_LIMIT / 64 {
                 p.step(64);
             }
-            assert!(!p.probing, "still timing after {} items", p.items);
+            if e.active() == 1 {
+                assert!(!p.probing, "still timing after {} items with one lane", p.items);
+            } else {
+                assert!(p.following, "lanes opened but the probe does not follow the load");
+            }
             e.active() == 1 && e.decision().0.is_none()
         });
         assert!(kept, "a cheap replica opened its lanes in every try");
