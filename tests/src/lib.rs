@@ -168,6 +168,56 @@ pub fn check_serialized<R: PartialEq + Debug>(run: impl Fn() -> R) -> R {
     first.expect("deployments with replicas").1
 }
 
+/// The deployments generated `cluster` programs run under on a real
+/// cluster (`ohua_generated::check_on_cluster`): those of [`deployments`]
+/// that replicate calls, and one replicating every call twice on auto
+/// sections (the cluster's lane is a replicated call's replica 1).
+pub fn cluster_deployments() -> Vec<(String, Deployment)> {
+    let mut ds: Vec<(String, Deployment)> =
+        deployments().into_iter().filter(|(name, _)| name.contains("random replicas")).collect();
+    ds.push((
+        "2 workers, auto, every call on 2 replicas".to_string(),
+        Deployment::default().workers(2).sections(SectionStrategy::Auto).replicas(".*=2".parse().expect("a replication")),
+    ));
+    ds
+}
+
+/// Whether this process runs the algorithms of a cluster run (process 0,
+/// or a process that joined no cluster): the others serve statements and
+/// get the caller's result, and their own sources stay untouched.
+///
+/// # Example
+///
+/// ```
+/// if std::env::var_os("OHUA_CLUSTER_INDEX").is_none() {
+///     assert!(ohua_conformance::runs_the_algorithms());
+/// }
+/// ```
+pub fn runs_the_algorithms() -> bool {
+    std::env::var("OHUA_CLUSTER_INDEX").map_or(true, |i| i.trim() == "0")
+}
+
+/// Run `run` under `deployment` with `lanes = "cluster"`: in a process
+/// that joined a cluster, a `#[ohua::algorithm(cluster)]` algorithm's
+/// replicated distributable calls get a lane to the other processes. Gives
+/// the result and the items those lanes sent out (each sent item comes
+/// back as one result; 0 where every item stayed in the caller).
+///
+/// # Example
+///
+/// ```
+/// // In a process that joined no cluster, `lanes = "cluster"` runs as
+/// // `serialized`, in this process.
+/// let (sum, _) = ohua_conformance::on_cluster(&ohua::Deployment::default(), || 1 + 2);
+/// assert_eq!(sum, 3);
+/// ```
+pub fn on_cluster<R>(deployment: &Deployment, run: impl FnOnce() -> R) -> (R, u64) {
+    let d = deployment.clone().lanes(ohua::deploy::Lanes::Cluster);
+    let (got, reports) = ohua::profile(|| ohua::with_deployment(d, run));
+    let sent = reports.iter().flat_map(|r| &r.nodes).filter_map(|n| n.encoded).map(|e| e.items / 2).sum();
+    (got, sent)
+}
+
 /// Run `run` as a service (live updates) whose loops are crossed by a
 /// stream of no-op control markers, under random sections and replicas:
 /// markers pass through every kind of operator, change nothing, and every

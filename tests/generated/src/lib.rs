@@ -7,6 +7,10 @@
 //! compile in minutes instead of an hour, and the programs are tiny, so only
 //! correctness is measured here.
 
+mod cluster;
+
+pub use cluster::{check_on_cluster, ClusterProgram};
+
 /// How a build chose its programs (`build.rs` writes one into `run.rs`).
 #[derive(Debug, Clone, Copy)]
 pub struct Run {

@@ -37,7 +37,7 @@ impl Rng {
 /// Helper functions and imports shared by every generated program.
 pub const PRELUDE: &str = r#"
 use ohua::{algorithm, Source};
-use ohua_conformance::{check, check_io, check_serialized, GenDb, KeyedLog, LocalLog, Log, SnapLog};
+use ohua_conformance::{check, check_io, check_serialized, on_cluster, GenDb, KeyedLog, LocalLog, Log, SnapLog};
 
 pub fn f1(a: i64) -> i64 { a.wrapping_mul(3).wrapping_add(1) }
 pub fn f2(a: i64, b: i64) -> i64 { a.wrapping_mul(31).wrapping_add(b) ^ 7 }
@@ -703,7 +703,43 @@ pub fn program(seed: u64, index: usize) -> String {
     }
     src += "            if got != want {\n";
     src += "                return Err(format!(\"xs={xs:?} k={k}: algorithm {got:?} != plain {want:?}\"));\n";
-    src += "            }\n        }\n        Ok(())\n    }\n}\n";
+    src += "            }\n        }\n        Ok(())\n    }\n";
+    if cluster {
+        src += &run_cluster_fn(!io.is_empty());
+    }
+    src += "}\n";
+    src
+}
+
+/// A `cluster` program's `run_cluster`: `alg` under `lanes = "cluster"`
+/// with the deployment given, in a process of a cluster
+/// (`ohua_generated::check_on_cluster`), against `seq`; it gives the items
+/// its lanes sent to the cluster. It runs every input even after a
+/// difference (every process must call the algorithm as often as the
+/// others) and reports the first. An I/O program gets fresh sources in
+/// every process; only the caller's are used, and their contents and
+/// writes must equal sequential execution's too.
+fn run_cluster_fn(io: bool) -> String {
+    let mut src = String::from(
+        "    pub fn run_cluster(inputs: &[(Vec<i64>, i64)], d: &ohua::Deployment) -> Result<u64, String> {\n        let (mut remote, mut failure) = (0, None);\n        for (xs, k) in inputs {\n",
+    );
+    if io {
+        src += "            let fresh = || (Source::new(GenDb::default()), Source::new(GenDb::default()), Source::new(GenDb::default()));\n";
+        src += "            let ((ra, rb, rc), (sa, sb, sc)) = (fresh(), fresh());\n";
+        src += "            let want = seq(xs.clone(), *k, &ra, &rb, &rc);\n";
+        src += "            let (got, sent) = on_cluster(d, || alg(xs.clone(), *k, &sa, &sb, &sc));\n";
+        src += "            let db = |s: &Source<GenDb>| (s.get().contents(), s.get().writes());\n";
+        src += "            if ohua_conformance::runs_the_algorithms() && [db(&sa), db(&sb), db(&sc)] != [db(&ra), db(&rb), db(&rc)] {\n";
+        src += "                failure = failure.or(Some(format!(\"xs={xs:?} k={k}: on the cluster the sources' contents or writes differ from sequential execution's\")));\n";
+        src += "            }\n";
+    } else {
+        src += "            let want = seq(xs.clone(), *k);\n";
+        src += "            let (got, sent) = on_cluster(d, || alg(xs.clone(), *k));\n";
+    }
+    src += "            remote += sent;\n";
+    src += "            if got != want {\n";
+    src += "                failure = failure.or(Some(format!(\"xs={xs:?} k={k}: algorithm on the cluster {got:?} != plain {want:?}\")));\n";
+    src += "            }\n        }\n        failure.map_or(Ok(remote), Err)\n    }\n";
     src
 }
 
@@ -748,7 +784,14 @@ pub fn file_of(seed: u64, range: std::ops::Range<usize>) -> String {
     let mut out = String::from(PRELUDE);
     out += &format!("pub const SEED: u64 = {seed};\n");
     out += "pub fn inputs() -> Vec<(Vec<i64>, i64)> {\n    ohua_conformance::gen::inputs(SEED)\n}\n";
-    out += &modules("all_programs", "p", range.map(|i| (i, program(seed, i))));
+    let programs: Vec<(usize, String)> = range.map(|i| (i, program(seed, i))).collect();
+    // The `cluster` programs again, for `ohua_generated::check_on_cluster`.
+    out += "pub fn cluster_programs() -> Vec<(usize, ohua_generated::ClusterProgram)> {\n    vec![\n";
+    for (i, _) in programs.iter().filter(|(_, p)| p.contains("pub fn run_cluster(")) {
+        out += &format!("        ({i}, p{i}::run_cluster),\n");
+    }
+    out += "    ]\n}\n";
+    out += &modules("all_programs", "p", programs.into_iter());
     out
 }
 
