@@ -177,7 +177,10 @@ pub fn cluster_deployments() -> Vec<(String, Deployment)> {
         deployments().into_iter().filter(|(name, _)| name.contains("random replicas")).collect();
     ds.push((
         "2 workers, auto, every call on 2 replicas".to_string(),
-        Deployment::default().workers(2).sections(SectionStrategy::Auto).replicas(".*=2".parse().expect("a replication")),
+        Deployment::default()
+            .workers(2)
+            .sections(SectionStrategy::Auto)
+            .replicas(".*=2".parse().expect("a replication")),
     ));
     ds
 }

@@ -122,6 +122,9 @@ pub fn compile_with(item: &syn::ItemFn, siblings: &[syn::ItemFn], options: Optio
     let snapshots = graph::snapshot::snapshot_locals(item, &ast.body)?;
     graph::snapshot::split_reads(&mut graph, &snapshots);
     graph.snapshots = snapshots.iter().map(|s| s.name.clone()).collect();
+    // In a `cluster` algorithm a run of distributable calls crosses to
+    // another process as one call (`graph/remote_chains.rs`).
+    graph::remote_chains::merge(&mut graph);
     let tokens = codegen::generate(item, &graph);
     Ok(Compiled { ast, ir, graph, tokens })
 }

@@ -85,6 +85,10 @@ struct Gen {
     /// order of a caller's writes and a called algorithm's reads is not
     /// kept).
     writable: Vec<String>,
+    /// In a `cluster` program: draws runs of one-argument calls in loops
+    /// (`chain_stmt`), which the compiler merges into one distributable
+    /// call. A generator of its own, so the other programs stay as they were.
+    chains: Option<Rng>,
 }
 
 impl Gen {
@@ -232,6 +236,40 @@ impl Gen {
         s
     }
 
+    /// A run of 2-4 calls of one argument, each the only use of the one
+    /// before (`let c1 = f1(v); let c2 = text(c1); let c3 = measure1(c2);`),
+    /// only the last bound for later statements: in a `cluster` program the
+    /// compiler merges it into one distributable call
+    /// (`graph/remote_chains.rs`). Drawn from `chains`.
+    fn chain_stmt(&mut self, out: &mut String, ind: usize) {
+        let p = pad(ind);
+        let mut rng = self.chains.take().expect("a cluster program");
+        let mut prev = self.var();
+        let n = 2 + rng.below(3);
+        for i in 0..n {
+            let x = self.fresh("c");
+            let last = i + 1 == n;
+            // `text` gives a `String`, which `measure1` (or the run's end,
+            // as the last link's input) turns back into an `i64`.
+            let call = match rng.below(4) {
+                0 if !last => {
+                    *out += &format!("{p}let {x} = text({prev});\n");
+                    let y = self.fresh("c");
+                    *out += &format!("{p}let {y} = measure1({x});\n");
+                    prev = y;
+                    continue;
+                }
+                0 | 1 => "f1",
+                2 => "inc",
+                _ => "lit",
+            };
+            *out += &format!("{p}let {x} = {call}({prev});\n");
+            prev = x;
+        }
+        self.bind(prev);
+        self.chains = Some(rng);
+    }
+
     fn stmt(&mut self, out: &mut String, ind: usize) {
         self.budget -= 1;
         let p = pad(ind);
@@ -254,6 +292,10 @@ impl Gen {
                 }
                 return;
             }
+        }
+        if self.loop_depth >= 1 && self.chains.as_mut().is_some_and(|c| c.chance(1, 5)) {
+            self.chain_stmt(out, ind);
+            return;
         }
         if !self.io.is_empty() && self.rng.chance(1, 5) {
             self.io_stmt(out, ind);
@@ -572,6 +614,7 @@ pub fn program(seed: u64, index: usize) -> String {
         key: None,
         io: io.clone(),
         writable,
+        chains: cluster.then(|| Rng::new(seed.wrapping_mul(13_000_031).wrapping_add(index as u64) ^ 0xC4)),
     };
 
     // helper(a, s) -> (i64, Log), with `ra` if the program fetches
@@ -592,6 +635,7 @@ pub fn program(seed: u64, index: usize) -> String {
             key: None,
             io: io.iter().take(1).cloned().collect(),
             writable: Vec::new(),
+            chains: None,
         };
         let mut b = String::from("        let mut s = s;\n");
         let hsize = 3 + h.rng.below(6) as isize;
@@ -868,6 +912,7 @@ pub fn service_program(seed: u64, index: usize) -> String {
         key: None,
         io: Vec::new(),
         writable: Vec::new(),
+        chains: None,
     };
     let mut b = String::from("            let (xs, k) = req;\n");
     b += &body(&mut g, &states, size, 3);

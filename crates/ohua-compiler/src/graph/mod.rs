@@ -9,6 +9,7 @@ mod io_rounds;
 mod keyed;
 pub mod ops;
 mod print;
+pub mod remote_chains;
 pub mod snapshot;
 
 pub use io_rounds::{fetch_sites, print_io, FetchSite};
@@ -36,7 +37,8 @@ pub struct Graph {
     pub cloneable: Vec<String>,
     /// The algorithm is marked `#[algorithm(cluster)]`: its replicable
     /// calls may run in other processes, so their values must be serde
-    /// (checked at the user's bindings) and they are not fused into chains.
+    /// (checked at the user's bindings); a run of them is merged into one
+    /// call (`remote_chains.rs`) and not fused into chains.
     pub cluster: bool,
     /// The snapshot locals of the algorithm (`snapshot.rs`): like keyed
     /// locals, they stay where their state is in a `cluster` algorithm.
