@@ -17,6 +17,9 @@ use serde::{Deserialize, Serialize};
 
 const CHILD: &str = "OHUA_CLUSTER_TEST_CHILD";
 
+#[path = "workloads/records.rs"]
+mod records;
+
 fn heavy(x: u64) -> u64 {
     let mut h = x;
     for _ in 0..200 + x % 300 {
@@ -370,24 +373,44 @@ fn best_of_3<R>(mut f: impl FnMut() -> R) -> f64 {
         .fold(f64::INFINITY, f64::min)
 }
 
+/// Chunks of 500 records of the `records` workload.
+const RECORD_CHUNKS: u64 = 200;
+
+/// The workload a measurement runs (`OHUA_BENCH_WORKLOAD`): `map`, a
+/// 5.5 us statement over [`BENCH_ITEMS`] items, or `records`, the
+/// `record_pipeline` example's map task over 100,000 records in chunks of
+/// 500; it gives a checksum of its result.
+fn workload(name: &str) -> Box<dyn Fn() -> u64> {
+    match name {
+        "records" => {
+            let chunks = records::chunks(100_000, 100_000 / RECORD_CHUNKS as usize);
+            Box::new(move || records::record_pipeline(chunks.clone()).checksum)
+        }
+        _ => {
+            let xs: Vec<u64> = (0..BENCH_ITEMS).collect();
+            Box::new(move || bench_map(xs.clone()))
+        }
+    }
+}
+
 /// What a process of the measurement does (`OHUA_BENCH_MODE`).
 fn bench_child(mode: &str) {
-    let xs: Vec<u64> = (0..BENCH_ITEMS).collect();
-    let want = ohua::sequential(|| bench_map(xs.clone()));
+    let run = workload(&std::env::var("OHUA_BENCH_WORKLOAD").unwrap_or_default());
+    let want = ohua::sequential(&run);
     match mode {
         "one" => {
-            let seq = best_of_3(|| ohua::sequential(|| bench_map(xs.clone())));
+            let seq = best_of_3(|| ohua::sequential(&run));
             let native = Deployment::default().workers(1).replicas(".*=2".parse::<Replication>().unwrap());
-            let one = best_of_3(|| ohua::with_deployment(native.clone(), || bench_map(xs.clone())));
-            assert_eq!(ohua::with_deployment(native, || bench_map(xs.clone())), want);
+            let one = best_of_3(|| ohua::with_deployment(native.clone(), &run));
+            assert_eq!(ohua::with_deployment(native, &run), want);
             println!("bench sequential={seq:.4} native={one:.4}");
         }
         _ => {
             let _cluster = ohua_cluster::join().expect("joins the cluster");
             let d = on_the_cluster().workers(1);
-            let t = best_of_3(|| ohua::with_deployment(d.clone(), || bench_map(xs.clone())));
+            let t = best_of_3(|| ohua::with_deployment(d.clone(), &run));
             let (cpu, wall) = (cpu_seconds(), std::time::Instant::now());
-            let (got, reports) = ohua::profile(|| ohua::with_deployment(d, || bench_map(xs.clone())));
+            let (got, reports) = ohua::profile(|| ohua::with_deployment(d, &run));
             let busy = (cpu_seconds() - cpu) / wall.elapsed().as_secs_f64();
             assert_eq!(got, want);
             let encoded = reports.iter().flat_map(|r| &r.nodes).find_map(|n| n.encoded).unwrap_or_default();
@@ -412,6 +435,22 @@ fn bench_child(mode: &str) {
 #[test]
 #[ignore]
 fn bench_scale_out_on_pinned_processes() {
+    scale_out("bench_scale_out_on_pinned_processes", "map");
+}
+
+/// The same for the `record_pipeline` example's map task (its four
+/// stateless calls merged into one distributable call; compressing and
+/// writing stay in the caller): `cargo test --release -p ohua-cluster
+/// --test algorithms -- --ignored --nocapture bench_record_pipeline`.
+#[test]
+#[ignore]
+fn bench_record_pipeline_on_pinned_processes() {
+    scale_out("bench_record_pipeline_on_pinned_processes", "records");
+}
+
+/// One process on core 0, then 2 processes on cores 0 and 1, each running
+/// this test binary's `test` with `workload`; prints the ratios.
+fn scale_out(test: &str, workload: &str) {
     if let Ok(mode) = std::env::var("OHUA_BENCH_MODE") {
         return bench_child(&mode);
     }
@@ -419,8 +458,9 @@ fn bench_scale_out_on_pinned_processes() {
     let pinned = |core: usize, mode: &str| {
         let mut c = Command::new("taskset");
         c.arg("-c").arg(core.to_string()).arg(&me);
-        c.args(["--exact", "bench_scale_out_on_pinned_processes", "--ignored", "--nocapture", "--test-threads=1"])
+        c.args(["--exact", test, "--ignored", "--nocapture", "--test-threads=1"])
             .env("OHUA_BENCH_MODE", mode)
+            .env("OHUA_BENCH_WORKLOAD", workload)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         c
@@ -445,12 +485,13 @@ fn bench_scale_out_on_pinned_processes() {
     let (seq, native, two) = (number(&one, "sequential"), number(&one, "native"), number(&out, "cluster"));
     let (remote, bytes) = (number(&out, "remote_items"), number(&out, "bytes_per_item"));
     let (busy, other_busy) = (number(&out, "busy"), number(&other, "busy"));
+    let items = if workload == "records" { RECORD_CHUNKS } else { BENCH_ITEMS };
     println!(
-        "{BENCH_ITEMS} items of {:.1} us: sequential {seq:.3} s, 1 process 1 core {native:.3} s ({:.2}x), \
+        "{workload}: {items} items of {:.1} us: sequential {seq:.3} s, 1 process 1 core {native:.3} s ({:.2}x), \
          2 processes 2 cores {two:.3} s ({:.2}x sequential, {:.2}x 1 process); \
          {remote} items served by the other process, {bytes:.1} bytes per item both ways; \
          cores busy: caller's {busy:.2}, other's {other_busy:.2}",
-        seq / BENCH_ITEMS as f64 * 1e6,
+        seq / items as f64 * 1e6,
         seq / native,
         seq / two,
         native / two
