@@ -122,6 +122,17 @@ fn generated_programs_are_cluster_algorithms_with_distributable_calls() {
     // Runs of distributable calls merged into one (`graph/remote_chains.rs`
     // in the compiler joins their labels with "; ").
     let merged = compiled.iter().filter(|c| c.graph.nodes.iter().any(|n| n.label.contains("); "))).count();
+    // A distributable call that reads the captured parameter `k`: on a
+    // cluster its items go out with the value (`node/remote_values.rs`).
+    let captured = code
+        .iter()
+        .filter(|c| {
+            c.split("run_distributable(").skip(1).any(|call| {
+                let header = &call[..call.find("| {").unwrap_or(call.len())];
+                header.contains("(mut k,)")
+            })
+        })
+        .count();
     let distributed = code.iter().filter(|c| c.contains("run_distributable")).count();
     // Their states are `LocalLog`s, not serde: a call that sent one to
     // another process would not compile (measured: 18 of 23; the others
@@ -129,13 +140,16 @@ fn generated_programs_are_cluster_algorithms_with_distributable_calls() {
     let local = code.iter().filter(|c| c.contains("crosses_processes") && c.contains("LocalLog")).count();
     println!(
         "{marked} of {programs} programs check values crossing processes, {distributed} run a call as bytes, \
-         {local} have states that are not serde, {merged} merge a run of distributable calls"
+         {local} have states that are not serde, {merged} merge a run of distributable calls, \
+         {captured} distribute a call that reads `k`"
     );
     assert!(marked * 5 >= programs, "only {marked} of {programs} generated programs are cluster algorithms");
     assert!(distributed * 6 >= programs, "only {distributed} of {programs} run a call as bytes");
     assert!(local * 3 >= marked * 2, "only {local} of the {marked} cluster programs have states that are not serde");
     // Measured: 18 of 29.
     assert!(merged * 2 >= marked, "only {merged} of the {marked} cluster programs merge a run of distributable calls");
+    // Measured: 6 of 29.
+    assert!(captured * 6 >= marked, "only {captured} of the {marked} cluster programs distribute a call reading `k`");
 }
 
 /// The shapes of issue 9, part 4 (valid Rust that the compiler once

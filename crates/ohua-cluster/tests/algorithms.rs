@@ -167,6 +167,25 @@ fn nested_sums(n: u64) -> Vec<u64> {
     out
 }
 
+fn scale(x: u64, w: u64) -> u64 {
+    heavy(x) % 1000 * w
+}
+
+/// A distributable call that reads a captured parameter, in an inner loop:
+/// each item goes out with the value (every inner loop is an activation of
+/// its own, whose end the remote lane hands back in order).
+#[ohua::algorithm(cluster)]
+fn weighted(rows: Vec<Vec<u64>>, weight: u64) -> Vec<u64> {
+    let mut out = Vec::new();
+    for row in rows {
+        for x in row {
+            let y = scale(x, weight);
+            out.push(y);
+        }
+    }
+    out
+}
+
 fn lines(n: usize) -> Vec<String> {
     (0..n).map(|i| if i % 9 == 8 { format!("bad{i}") } else { format!("s{}={}", i % 5, i as i64 - 40) }).collect()
 }
@@ -198,6 +217,13 @@ fn child() {
         }
         let got = ohua::with_deployment(on_the_cluster(), || scores(lines(150)));
         assert_eq!(got, ohua::sequential(|| scores(lines(150))), "process {index}, round {round}");
+    }
+    let rows: Vec<Vec<u64>> = (0..40u64).map(|r| (r * 10..r * 10 + r % 7 * 5).collect()).collect();
+    let (got, reports) = ohua::profile(|| ohua::with_deployment(on_the_cluster(), || weighted(rows.clone(), 7)));
+    assert_eq!(got, ohua::sequential(|| weighted(rows.clone(), 7)), "process {index}: a captured value");
+    if index == 0 {
+        let call = reports[0].nodes.iter().find(|n| n.name.contains("/scale#")).expect("the call's statistics");
+        println!("captured-remote-items items={}", call.encoded.map_or(0, |e| e.items / 2));
     }
     let got = ohua::with_deployment(on_the_cluster(), || nested_sums(60));
     assert_eq!(got, ohua::sequential(|| nested_sums(60)), "process {index}: nested cluster runs");
@@ -272,6 +298,10 @@ fn algorithms_on_2_and_3_processes_equal_sequential() {
         println!("{n} processes: {desk}");
         assert_eq!(remote.len(), 3, "{:?}", outputs[0]);
         assert!(remote.iter().all(|&r| r > 0), "every round sent items to the cluster: {remote:?}");
+        let captured =
+            outputs[0].lines().find(|l| l.starts_with("captured-remote-items")).expect("the captured value's run");
+        println!("{n} processes: {captured}");
+        assert!(!captured.ends_with("items=0"), "a call with a captured value sent items to the cluster: {captured}");
     }
 }
 

@@ -8,7 +8,9 @@
 //! its two ends, in one process. The bytes are counted for the report. A
 //! call that runs once, and every call with `Lanes::Values`, runs as
 //! [`CallPorts::run_replicable`] does. Sticky values (read-only captures)
-//! are checked `Serialize` by the macro but not yet sent through bytes.
+//! are checked `Serialize` by the macro; on a cluster they go out with
+//! every item (`node/remote_values.rs`), on serialized lanes in one
+//! process they are not sent through bytes.
 
 use serde::{de::DeserializeOwned, Serialize};
 
@@ -19,8 +21,10 @@ use crate::node::fan::FanSticky;
 use crate::node::inputs::DataInputs;
 use crate::node::outputs::OutputSet;
 use crate::node::remote_lane::RemoteLane;
-use crate::node::replicate::LaneShape;
+use crate::node::remote_values::RemoteWithValues;
+use crate::node::replicate::{LaneShape, LANE_DEPTH};
 use crate::node::Node;
+use crate::port::{In, Out};
 use crate::remote::{RemoteLanes, ServeFnFor, Served};
 use crate::sync::process::Arc;
 
@@ -33,6 +37,7 @@ where
     O: OutputSet + 'a,
     I::Item: Send + Serialize + DeserializeOwned + 'a,
     O::Item: Send + Serialize + DeserializeOwned + 'a,
+    S::Values: Clone + Send + Serialize + DeserializeOwned + 'a,
 {
     /// Install a replicable call of a `cluster` algorithm: as
     /// [`CallPorts::run_replicable`], with every replica's arguments and
@@ -70,18 +75,18 @@ where
     O: OutputSet + 'a,
     I::Item: Send + Serialize + DeserializeOwned + 'a,
     O::Item: Send + Serialize + DeserializeOwned + 'a,
+    S::Values: Clone + Send + Serialize + DeserializeOwned + 'a,
 {
     /// A distributable call on a cluster (`crate::remote`): the stage is
     /// opened on every process whatever the plan (so that every process
     /// opens the same stages in the same order). On the caller, a
     /// replicated call's lane 1 is the cluster and its other lanes run
     /// here; elsewhere the operators are built but never run. A call with
-    /// captured values runs here only (they are not sent yet).
+    /// captured values sends them with every item (`node/remote_values.rs`).
     fn run_on_cluster<F>(self, f: F, cluster: &dyn RemoteLanes)
     where
         F: FnMut(I::Item, S::Values) -> (S::Values, O::Item) + Clone + Send + 'a,
     {
-        let Some(_) = S::no_values() else { return self.run_replicable(f) };
         let plan = self.builder.plan();
         let id = self.id;
         let replicated = cluster.is_caller() && plan.is_replicated(id) && plan.replicas[id] >= 2;
@@ -112,16 +117,16 @@ where
             id,
             inputs,
             outputs,
-            LaneShape { markers_to_all: false, far: Some(1) },
+            // A replica that holds captured values sees the ends of their
+            // activations, to release its copies.
+            LaneShape { markers_to_all: S::HOLDS_VALUES, far: Some(1) },
             std::convert::identity,
             std::convert::identity,
             |k, lane_in, lane_out| {
-                let sticky = copies.next().expect("one (empty) sticky set per replica");
+                let sticky = copies.next().expect("one sticky set per replica");
                 let replica: Box<dyn Node + 'a> = match stage.take() {
                     Some(stage) if k == 1 => {
-                        let codecs = (Codec::<Vec<I::Item>>::serde(), Codec::<Vec<O::Item>>::serde());
-                        let lane = RemoteLane::new(lane_in, lane_out, stage, codecs, counts.clone());
-                        Box::new(lane.for_processes(processes))
+                        remote_replica::<I, S, O>(lane_in, sticky, lane_out, stage, &counts, processes)
                     }
                     other => {
                         stage = other;
@@ -138,6 +143,39 @@ where
     }
 }
 
+/// Replica 1 of a call on a cluster: a lane whose items go out as bytes
+/// to the stage, each with the call's captured values if it has any.
+fn remote_replica<'a, I, S, O>(
+    lane_in: In<I::Item>,
+    sticky: S,
+    lane_out: Out<O::Item>,
+    stage: Box<dyn crate::remote::RemoteStage>,
+    counts: &Arc<LaneBytes>,
+    processes: usize,
+) -> Box<dyn Node + 'a>
+where
+    I: DataInputs + 'a,
+    S: FanSticky + 'a,
+    O: OutputSet + 'a,
+    I::Item: Send + Serialize + DeserializeOwned + 'a,
+    O::Item: Send + Serialize + DeserializeOwned + 'a,
+    S::Values: Clone + Send + Serialize + DeserializeOwned + 'a,
+{
+    let results = Codec::<Vec<O::Item>>::serde();
+    if S::no_values().is_some() {
+        let codecs = (Codec::<Vec<I::Item>>::serde(), results);
+        return Box::new(RemoteLane::new(lane_in, lane_out, stage, codecs, counts.clone()).for_processes(processes));
+    }
+    let (pairs_tx, pairs_rx) = crate::arc::channel::<(I::Item, S::Values)>(LANE_DEPTH, None, None);
+    let pairing = Call::new((lane_in,), sticky, (Out::new(vec![pairs_tx]),), |(item,), values: S::Values| {
+        let pair = (item, values.clone());
+        (values, (pair,))
+    });
+    let codecs = (Codec::<Vec<(I::Item, S::Values)>>::serde(), results);
+    let lane = RemoteLane::new(In::new(pairs_rx), lane_out, stage, codecs, counts.clone()).for_processes(processes);
+    Box::new(RemoteWithValues::new(pairing, lane))
+}
+
 /// The cluster a run planned as `plan` uses: the one this process joined
 /// where the plan's lanes are [`Lanes::Cluster`], unless the run is nested
 /// in another (started by an operator, or by a statement another process
@@ -151,7 +189,8 @@ pub(crate) fn cluster_for(plan: &crate::deploy::Plan) -> Option<std::sync::Arc<d
 }
 
 /// `f` between its codecs, for the processes of a cluster: a batch of
-/// argument tuples as bytes in, their result tuples as bytes out
+/// argument tuples as bytes in (each with the call's captured values if
+/// it has any, `node/remote_values.rs`), their result tuples as bytes out
 /// (`node/remote_lane.rs` sends what its lane holds as one batch).
 fn served<'a, I, S, O, F>(f: F) -> ServeFnFor<'a>
 where
@@ -160,21 +199,28 @@ where
     O: OutputSet,
     I::Item: Serialize + DeserializeOwned + 'a,
     O::Item: Serialize + DeserializeOwned + 'a,
+    S::Values: Serialize + DeserializeOwned + 'a,
     F: FnMut(I::Item, S::Values) -> (S::Values, O::Item) + Clone + Send + 'a,
 {
-    let (args, results) = (Codec::<Vec<I::Item>>::serde(), Codec::<Vec<O::Item>>::serde());
-    // Each batch runs on a copy of the statement (it captures nothing: a
-    // call with captured values is not served), so a process's workers
-    // serve batches at once; the lock guards only the copying.
+    let (items, pairs) = (Codec::<Vec<I::Item>>::serde(), Codec::<Vec<(I::Item, S::Values)>>::serde());
+    let results = Codec::<Vec<O::Item>>::serde();
+    // Each batch runs on a copy of the statement (the closure captures
+    // nothing; captured values come with the items), so a process's
+    // workers serve batches at once; the lock guards only the copying.
     let f = crate::sync::process::Mutex::new(f);
     Box::new(move |bytes: &[u8]| {
         let mut f = f.lock().unwrap_or_else(|e| e.into_inner()).clone();
-        let items = args.decode(bytes).unwrap_or_else(|e| panic!("{e}"));
-        let mut out = Vec::with_capacity(items.len());
+        let batch: Vec<(I::Item, S::Values)> = match S::no_values() {
+            Some(_) => {
+                let items = items.decode(bytes).unwrap_or_else(|e| panic!("{e}"));
+                items.into_iter().map(|item| (item, S::no_values().expect("no captured values"))).collect()
+            }
+            None => pairs.decode(bytes).unwrap_or_else(|e| panic!("{e}")),
+        };
+        let mut out = Vec::with_capacity(batch.len());
         // A run the statement starts is nested (`cluster_for`).
         crate::context::inside_run(|| {
-            for item in items {
-                let values = S::no_values().expect("a served call has no captured values");
+            for (item, values) in batch {
                 out.push(f(item, values).1);
             }
         });

@@ -124,6 +124,7 @@ mod rebalance;
 mod regroup;
 pub(crate) mod remeasure;
 pub mod remote_lane;
+pub mod remote_values;
 pub mod replicate;
 pub(crate) mod slot;
 

@@ -8,6 +8,12 @@
 //! keeps at most [`IN_FLIGHT`] items out per serving process; results that arrive while its
 //! section sleeps wake the section (the stage's sink calls its waker).
 //!
+//! A lane whose call reads captured values also carries the ends of
+//! activations (the scatter sends them to every lane, so each replica
+//! releases its copies): an end leaves after the results of the items
+//! before it ([`RemoteLane`]'s `ends`; `remote_values.rs` pairs the items
+//! with the values).
+//!
 //! A batch's results wait in the lane and leave as the output has room,
 //! one at a time. `Out::room` is a lower bound that is refreshed only when
 //! it reaches zero (like every arc's), so waiting for room for a whole
@@ -17,7 +23,7 @@
 use std::collections::VecDeque;
 
 use crate::codec::{Codec, LaneBytes};
-use crate::packet::Packet;
+use crate::packet::{Level, Packet};
 use crate::port::{In, Out};
 use crate::remote::RemoteStage;
 use crate::sync::process::Arc;
@@ -82,6 +88,12 @@ pub struct RemoteLane<T, U> {
     gathering: Vec<T>,
     /// Items sent whose results are not yet on the output.
     in_flight: usize,
+    /// Ends of activations on the lane, each after the item count it
+    /// follows (`taken` when it came), oldest first.
+    ends: VecDeque<(u64, Level)>,
+    /// Items taken from the lane, and results given, since the start.
+    taken: u64,
+    given: u64,
     /// Items out at most: [`IN_FLIGHT`] per process serving the lane.
     limit: usize,
     /// Bytes of arguments per item in the batches sent so far (0: none yet).
@@ -110,6 +122,9 @@ impl<T, U> RemoteLane<T, U> {
             ready: VecDeque::new(),
             gathering: Vec::new(),
             in_flight: 0,
+            ends: VecDeque::new(),
+            taken: 0,
+            given: 0,
             limit: IN_FLIGHT,
             bytes_per_item: 0,
             counts,
@@ -153,9 +168,17 @@ impl<T: Send, U: Send> Node for RemoteLane<T, U> {
     fn step(&mut self, budget: usize) -> Step {
         let mut work = 0;
         loop {
-            while !self.ready.is_empty() && self.output.room() > 0 {
-                self.output.send(self.ready.pop_front().expect("a result is ready"));
-                self.in_flight -= 1;
+            while self.output.room() > 0 {
+                if self.ends.front().is_some_and(|&(after, _)| after == self.given) {
+                    let (_, level) = self.ends.pop_front().expect("an end is due");
+                    self.output.send_end(level);
+                } else if let Some(result) = self.ready.pop_front() {
+                    self.output.send(result);
+                    self.in_flight -= 1;
+                    self.given += 1;
+                } else {
+                    break;
+                }
                 work += 1;
             }
             let Some(&size) = self.batches.front() else { break };
@@ -181,8 +204,12 @@ impl<T: Send, U: Send> Node for RemoteLane<T, U> {
             && self.in_flight + self.gathering.len() < limit
         {
             match self.input.pop() {
-                Some(Packet::Data(item)) => self.gathering.push(item),
-                Some(_) => unreachable!("ohua: a replica's lane carries data only"),
+                Some(Packet::Data(item)) => {
+                    self.gathering.push(item);
+                    self.taken += 1;
+                }
+                Some(Packet::End(level)) => self.ends.push_back((self.taken, level)),
+                Some(Packet::Mark(_)) => unreachable!("ohua: a remote lane carries no control markers"),
                 None => break,
             }
             taken += 1;
@@ -202,7 +229,7 @@ impl<T: Send, U: Send> Node for RemoteLane<T, U> {
             self.in_flight += batch.len();
         }
         work += taken;
-        if self.input.is_closed() && self.in_flight == 0 && self.gathering.is_empty() {
+        if self.input.is_closed() && self.in_flight == 0 && self.gathering.is_empty() && self.ends.is_empty() {
             if !self.closed {
                 self.stage.close();
                 self.closed = true;
