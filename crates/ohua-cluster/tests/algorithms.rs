@@ -330,16 +330,123 @@ fn a_process_that_dies_mid_run_fails_the_callers_run_naming_it() {
         let start = std::time::Instant::now();
         let xs: Vec<u64> = (0..20_000).collect();
         let run = std::panic::catch_unwind(|| ohua::with_deployment(on_the_cluster(), || dying(xs)));
+        report_failure(start, run.map(|ys| ys.len() as u64));
+        drop(cluster);
+        return;
+    }
+    dies_in_process_1_and_the_caller_reports_it("a_process_that_dies_mid_run_fails_the_callers_run_naming_it");
+}
+
+/// A service whose loop reads requests from a channel.
+#[ohua::algorithm(cluster)]
+fn dying_service(requests: std::sync::mpsc::Receiver<u64>) -> u64 {
+    let mut total = 0u64;
+    for x in requests {
+        let y = dies_in_process_1(x);
+        total = total.wrapping_add(y);
+    }
+    total
+}
+
+/// The same failure in a service (`ohua::service`): `Service::join`
+/// gives it to the caller (as the panic of the service's run).
+#[test]
+fn a_process_that_dies_under_a_service_fails_its_join_naming_it() {
+    if std::env::var_os(CHILD).is_some() {
+        let cluster = ohua_cluster::join().expect("joins the cluster");
+        let start = std::time::Instant::now();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let service = ohua::service(move || ohua::with_deployment(on_the_cluster(), || dying_service(rx)));
+        for x in 0..20_000u64 {
+            // The service's loop stops reading once its run failed.
+            let _ = tx.send(x);
+        }
+        drop(tx);
+        report_failure(start, std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| service.join())));
+        drop(cluster);
+        return;
+    }
+    dies_in_process_1_and_the_caller_reports_it("a_process_that_dies_under_a_service_fails_its_join_naming_it");
+}
+
+/// Panics in process 1 for `x` from 700 on.
+fn panics_in_process_1(x: u64) -> u64 {
+    if x >= 700 && std::env::var("OHUA_CLUSTER_INDEX").as_deref() == Ok("1") {
+        panic!("item {x} is bad here");
+    }
+    heavy(x)
+}
+
+#[ohua::algorithm(cluster)]
+fn panicking(xs: Vec<u64>) -> Vec<u64> {
+    let ys: Vec<u64> = xs.into_iter().map(|x| panics_in_process_1(x)).collect();
+    ys
+}
+
+/// A statement that panics where another process serves it fails the
+/// run in every process, with its message; each process catches it, and
+/// the next run on the same cluster works.
+#[test]
+fn a_run_after_a_statement_panicked_in_another_process_works() {
+    if std::env::var_os(CHILD).is_some() {
+        let _cluster = ohua_cluster::join().expect("joins the cluster");
+        let index = std::env::var("OHUA_CLUSTER_INDEX").unwrap_or_default();
+        let xs: Vec<u64> = (0..5_000).collect();
+        let run = std::panic::catch_unwind(|| ohua::with_deployment(on_the_cluster(), || panicking(xs.clone())));
         let message = match run {
             Ok(ys) => format!("no failure: {} results", ys.len()),
             Err(e) => e.downcast_ref::<String>().cloned().unwrap_or_else(|| "a non-string panic".into()),
         };
-        println!("failed-after-ms={} message={message:?}", start.elapsed().as_millis());
-        drop(cluster);
+        println!("process {index} first run: {message:?}");
+        let again = ohua::with_deployment(on_the_cluster(), || squares(xs.clone()));
+        assert_eq!(again, ohua::sequential(|| squares(xs.clone())));
+        println!("ok process {index}");
         return;
     }
     let me = std::env::current_exe().expect("this test binary");
-    let name = "a_process_that_dies_mid_run_fails_the_callers_run_naming_it";
+    let name = "a_run_after_a_statement_panicked_in_another_process_works";
+    let mut cluster = LocalCluster::start(2, |_| {
+        let mut c = Command::new(&me);
+        c.args(["--exact", name, "--nocapture", "--test-threads=1"])
+            .env(CHILD, "1")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        c
+    })
+    .expect("the processes start");
+    let statuses = cluster.wait(Duration::from_secs(60));
+    let outs: Vec<String> = (0..2)
+        .map(|i| {
+            let (mut out, mut err) = (String::new(), String::new());
+            let _ = cluster.process(i).stdout.take().map(|mut s| s.read_to_string(&mut out));
+            let _ = cluster.process(i).stderr.take().map(|mut s| s.read_to_string(&mut err));
+            format!("{out}{err}")
+        })
+        .collect();
+    let statuses = statuses.unwrap_or_else(|e| panic!("{e}: {}", outs.join("\n----\n")));
+    assert!(statuses.iter().all(|s| s.success()), "{statuses:?}: {}", outs.join("\n----\n"));
+    let first = |i: usize| outs[i].lines().find(|l| l.contains(" first run: ")).unwrap_or_default().to_string();
+    println!("{}\n{}", first(0), first(1));
+    assert!(first(0).contains("a statement served by another process panicked: item"), "{}", first(0));
+    assert!(first(0).contains("is bad here"), "{}", first(0));
+    assert!(first(1).contains("the caller's run failed") && first(1).contains("is bad here"), "{}", first(1));
+    assert!(outs[0].contains("ok process 0") && outs[1].contains("ok process 1"), "the second run on the same cluster");
+}
+
+/// What the caller of a failed run prints for the test to read.
+fn report_failure(start: std::time::Instant, run: std::thread::Result<u64>) {
+    let message = match run {
+        Ok(n) => format!("no failure: {n}"),
+        Err(e) => e.downcast_ref::<String>().cloned().unwrap_or_else(|| "a non-string panic".into()),
+    };
+    println!("failed-after-ms={} message={message:?}", start.elapsed().as_millis());
+}
+
+/// Runs this binary's test `name` as 2 processes, of which process 1 dies
+/// (`dies_in_process_1`), and checks that process 0 caught an error
+/// naming it within 10 s and ended normally.
+fn dies_in_process_1_and_the_caller_reports_it(name: &str) {
+    let me = std::env::current_exe().expect("this test binary");
     let mut cluster = LocalCluster::start(2, |_| {
         let mut c = Command::new(&me);
         c.args(["--exact", name, "--nocapture", "--test-threads=1"])

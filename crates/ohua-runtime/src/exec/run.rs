@@ -90,22 +90,47 @@ pub fn execute_cluster<'a, R: Send + serde::Serialize + serde::de::DeserializeOw
     // No call reaches a statement after the run, which it may borrow from.
     let _revoke = Revoke(prepared.builder.take_served());
     let failed = |e: String| -> ! { panic!("ohua: algorithm `{}` on a cluster: {e}", graph.algorithm) };
-    let codec = crate::codec::Codec::<R>::serde();
+    // The caller's result, or the message of its run's panic: every
+    // process ends the run as the caller did, having closed the same
+    // stages, so the cluster serves the next run.
+    let codec = crate::codec::Codec::<Result<R, String>>::serde();
     if cluster.is_caller() {
-        prepared.run();
-        let result = slot.take().unwrap_or_else(|| no_result(graph));
-        cluster.wait_stages().unwrap_or_else(|e| failed(e));
+        // The graph is gone when the run returns or unwinds, and with it
+        // its remote lanes, which close their stages.
+        let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            prepared.run();
+            slot.take().unwrap_or_else(|| no_result(graph))
+        }));
+        let waited = cluster.wait_stages();
+        let result = match run {
+            Ok(result) => result,
+            Err(panic) => {
+                // The others learn of the failure; a cluster that broke
+                // (a process gone) cannot share it, and the panic says why.
+                let failure: Result<R, String> = Err(crate::util::panic_message(&*panic));
+                let mut bytes = Vec::new();
+                if waited.is_ok() && codec.encode(&failure, &mut bytes).is_ok() {
+                    let _ = cluster.share_result(Some(bytes));
+                }
+                std::panic::resume_unwind(panic);
+            }
+        };
+        waited.unwrap_or_else(|e| failed(e));
+        let shared = Ok(result);
         let mut bytes = Vec::new();
-        codec.encode(&result, &mut bytes).unwrap_or_else(|e| failed(e.to_string()));
+        codec.encode(&shared, &mut bytes).unwrap_or_else(|e| failed(e.to_string()));
         cluster.share_result(Some(bytes)).unwrap_or_else(|e| failed(e));
-        result
+        shared.unwrap_or_else(|_: String| unreachable!("the caller's own result"))
     } else {
         // The operators are never run here: the caller runs the graph.
         drop(prepared);
         drop(slot);
         cluster.wait_stages().unwrap_or_else(|e| failed(e));
         let bytes = cluster.share_result(None).unwrap_or_else(|e| failed(e));
-        codec.decode(&bytes).unwrap_or_else(|e| failed(e.to_string()))
+        match codec.decode(&bytes).unwrap_or_else(|e| failed(e.to_string())) {
+            Ok(result) => result,
+            Err(message) => failed(format!("the caller's run failed: {message}")),
+        }
     }
 }
 

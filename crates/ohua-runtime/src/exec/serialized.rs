@@ -161,7 +161,7 @@ where
     O::Item: Send + Serialize + DeserializeOwned + 'a,
     S::Values: Clone + Send + Serialize + DeserializeOwned + 'a,
 {
-    let results = Codec::<Vec<O::Item>>::serde();
+    let results = Codec::<Result<Vec<O::Item>, String>>::serde();
     if S::no_values().is_some() {
         let codecs = (Codec::<Vec<I::Item>>::serde(), results);
         return Box::new(RemoteLane::new(lane_in, lane_out, stage, codecs, counts.clone()).for_processes(processes));
@@ -203,7 +203,7 @@ where
     F: FnMut(I::Item, S::Values) -> (S::Values, O::Item) + Clone + Send + 'a,
 {
     let (items, pairs) = (Codec::<Vec<I::Item>>::serde(), Codec::<Vec<(I::Item, S::Values)>>::serde());
-    let results = Codec::<Vec<O::Item>>::serde();
+    let results = Codec::<Result<Vec<O::Item>, String>>::serde();
     // Each batch runs on a copy of the statement (the closure captures
     // nothing; captured values come with the items), so a process's
     // workers serve batches at once; the lock guards only the copying.
@@ -217,13 +217,14 @@ where
             }
             None => pairs.decode(bytes).unwrap_or_else(|e| panic!("{e}")),
         };
-        let mut out = Vec::with_capacity(batch.len());
-        // A run the statement starts is nested (`cluster_for`).
-        crate::context::inside_run(|| {
-            for (item, values) in batch {
-                out.push(f(item, values).1);
-            }
-        });
+        // A run the statement starts is nested (`cluster_for`). A panic
+        // goes back to the caller as the batch's answer, whose run fails
+        // with it: the stage goes on and ends as every process expects,
+        // so the cluster serves the next run.
+        let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            crate::context::inside_run(|| batch.into_iter().map(|(item, values)| f(item, values).1).collect())
+        }))
+        .map_err(|e| crate::util::panic_message(&*e));
         let mut bytes = Vec::new();
         results.encode(&out, &mut bytes).unwrap_or_else(|e| panic!("{e}"));
         bytes

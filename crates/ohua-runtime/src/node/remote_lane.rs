@@ -79,7 +79,9 @@ pub struct RemoteLane<T, U> {
     output: Out<U>,
     stage: Box<dyn RemoteStage>,
     args: Codec<Vec<T>>,
-    results: Codec<Vec<U>>,
+    /// A batch's results, or the message of the statement's panic where
+    /// it was served (`exec/serialized.rs`).
+    results: Codec<Result<Vec<U>, String>>,
     /// The sizes of the batches out, oldest first.
     batches: VecDeque<usize>,
     /// Results come back but not yet on the output, oldest first.
@@ -109,7 +111,7 @@ impl<T, U> RemoteLane<T, U> {
         input: In<T>,
         output: Out<U>,
         stage: Box<dyn RemoteStage>,
-        (args, results): (Codec<Vec<T>>, Codec<Vec<U>>),
+        (args, results): (Codec<Vec<T>>, Codec<Result<Vec<U>, String>>),
         counts: Arc<LaneBytes>,
     ) -> Self {
         RemoteLane {
@@ -187,7 +189,11 @@ impl<T: Send, U: Send> Node for RemoteLane<T, U> {
             }
             match self.stage.try_recv() {
                 Some(Ok(bytes)) => {
-                    let values = self.results.decode(&bytes).unwrap_or_else(|e| panic!("{e}"));
+                    let values = self
+                        .results
+                        .decode(&bytes)
+                        .unwrap_or_else(|e| panic!("{e}"))
+                        .unwrap_or_else(|e| panic!("ohua: a statement served by another process panicked: {e}"));
                     assert_eq!(values.len(), size, "ohua: a remote lane's batch came back with another size");
                     self.counts.add_many(size, bytes.len());
                     self.ready.extend(values);
@@ -273,7 +279,9 @@ mod tests {
         fn send(&mut self, batch: Vec<u8>) {
             let xs: Vec<(u64,)> = Codec::serde().decode(&batch).unwrap();
             let mut out = Vec::new();
-            Codec::<Vec<u64>>::serde().encode(&xs.iter().map(|x| x.0 * 2).collect(), &mut out).unwrap();
+            Codec::<Result<Vec<u64>, String>>::serde()
+                .encode(&Ok(xs.iter().map(|x| x.0 * 2).collect()), &mut out)
+                .unwrap();
             self.0.push_back(out);
         }
         fn try_recv(&mut self) -> Option<Result<Vec<u8>, String>> {
@@ -346,7 +354,7 @@ mod tests {
             }
             s.2 -= 1;
             let mut out = Vec::new();
-            Codec::<Vec<u64>>::serde().encode(&s.1.pop_front()?, &mut out).unwrap();
+            Codec::<Result<Vec<u64>, String>>::serde().encode(&Ok(s.1.pop_front()?), &mut out).unwrap();
             Some(Ok(out))
         }
         fn close(&mut self) {}

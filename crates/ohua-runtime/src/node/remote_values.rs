@@ -102,7 +102,8 @@ mod tests {
         fn send(&mut self, batch: Vec<u8>) {
             let pairs: Vec<(u64, (u64,))> = Codec::serde().decode(&batch).unwrap();
             let mut out = Vec::new();
-            Codec::<Vec<u64>>::serde().encode(&pairs.iter().map(|(x, (w,))| x * w).collect(), &mut out).unwrap();
+            let weighed = pairs.iter().map(|(x, (w,))| x * w).collect();
+            Codec::<Result<Vec<u64>, String>>::serde().encode(&Ok(weighed), &mut out).unwrap();
             self.0.push_back(out);
         }
         fn try_recv(&mut self) -> Option<Result<Vec<u8>, String>> {
