@@ -102,21 +102,17 @@ pub fn execute_cluster<'a, R: Send + serde::Serialize + serde::de::DeserializeOw
             slot.take().unwrap_or_else(|| no_result(graph))
         }));
         let waited = cluster.wait_stages();
-        let result = match run {
-            Ok(result) => result,
-            Err(panic) => {
-                // The others learn of the failure; a cluster that broke
-                // (a process gone) cannot share it, and the panic says why.
-                let failure: Result<R, String> = Err(crate::util::panic_message(&*panic));
-                let mut bytes = Vec::new();
-                if waited.is_ok() && codec.encode(&failure, &mut bytes).is_ok() {
-                    let _ = cluster.share_result(Some(bytes));
-                }
-                std::panic::resume_unwind(panic);
+        let shared: Result<R, String> = run.map_err(|panic| -> String {
+            // The others learn of the failure; a cluster that broke (a
+            // process gone) cannot share it, and the panic says why.
+            let failure: Result<R, String> = Err(crate::util::panic_message(&*panic));
+            let mut bytes = Vec::new();
+            if waited.is_ok() && codec.encode(&failure, &mut bytes).is_ok() {
+                let _ = cluster.share_result(Some(bytes));
             }
-        };
+            std::panic::resume_unwind(panic)
+        });
         waited.unwrap_or_else(|e| failed(e));
-        let shared = Ok(result);
         let mut bytes = Vec::new();
         codec.encode(&shared, &mut bytes).unwrap_or_else(|e| failed(e.to_string()));
         cluster.share_result(Some(bytes)).unwrap_or_else(|e| failed(e));

@@ -64,6 +64,10 @@ pub const BATCH_BYTES: usize = 32 * 1024;
 /// See [`BATCH_BYTES`].
 pub const IN_FLIGHT_BYTES: usize = 128 * 1024;
 
+/// A remote lane's codecs: a batch of items out, and back the batch's
+/// results or the message of the statement's panic where it was served.
+pub type LaneCodecs<T, U> = (Codec<Vec<T>>, Codec<Result<Vec<U>, String>>);
+
 /// The operator of a lane served by a cluster. Its items go out in batches
 /// of up to [`BATCH`] (one message, one wake-up of the cluster's workers,
 /// instead of one per item: with one item per message the caller's core
@@ -111,7 +115,7 @@ impl<T, U> RemoteLane<T, U> {
         input: In<T>,
         output: Out<U>,
         stage: Box<dyn RemoteStage>,
-        (args, results): (Codec<Vec<T>>, Codec<Result<Vec<U>, String>>),
+        (args, results): LaneCodecs<T, U>,
         counts: Arc<LaneBytes>,
     ) -> Self {
         RemoteLane {
