@@ -403,26 +403,7 @@ fn a_run_after_a_statement_panicked_in_another_process_works() {
         println!("ok process {index}");
         return;
     }
-    let me = std::env::current_exe().expect("this test binary");
-    let name = "a_run_after_a_statement_panicked_in_another_process_works";
-    let mut cluster = LocalCluster::start(2, |_| {
-        let mut c = Command::new(&me);
-        c.args(["--exact", name, "--nocapture", "--test-threads=1"])
-            .env(CHILD, "1")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        c
-    })
-    .expect("the processes start");
-    let statuses = cluster.wait(Duration::from_secs(60));
-    let outs: Vec<String> = (0..2)
-        .map(|i| {
-            let (mut out, mut err) = (String::new(), String::new());
-            let _ = cluster.process(i).stdout.take().map(|mut s| s.read_to_string(&mut out));
-            let _ = cluster.process(i).stderr.take().map(|mut s| s.read_to_string(&mut err));
-            format!("{out}{err}")
-        })
-        .collect();
+    let (statuses, outs) = two_processes("a_run_after_a_statement_panicked_in_another_process_works");
     let statuses = statuses.unwrap_or_else(|e| panic!("{e}: {}", outs.join("\n----\n")));
     assert!(statuses.iter().all(|s| s.success()), "{statuses:?}: {}", outs.join("\n----\n"));
     let first = |i: usize| outs[i].lines().find(|l| l.contains(" first run: ")).unwrap_or_default().to_string();
@@ -442,10 +423,10 @@ fn report_failure(start: std::time::Instant, run: std::thread::Result<u64>) {
     println!("failed-after-ms={} message={message:?}", start.elapsed().as_millis());
 }
 
-/// Runs this binary's test `name` as 2 processes, of which process 1 dies
-/// (`dies_in_process_1`), and checks that process 0 caught an error
-/// naming it within 10 s and ended normally.
-fn dies_in_process_1_and_the_caller_reports_it(name: &str) {
+/// Runs this binary's test `name` as a cluster of 2 processes (for at
+/// most 60 s) and gives their statuses and each one's output (stdout,
+/// then stderr).
+fn two_processes(name: &str) -> (std::io::Result<Vec<std::process::ExitStatus>>, Vec<String>) {
     let me = std::env::current_exe().expect("this test binary");
     let mut cluster = LocalCluster::start(2, |_| {
         let mut c = Command::new(&me);
@@ -456,9 +437,25 @@ fn dies_in_process_1_and_the_caller_reports_it(name: &str) {
         c
     })
     .expect("the processes start");
-    let statuses = cluster.wait(Duration::from_secs(60)).expect("both processes end within 60 s");
-    let mut out = String::new();
-    cluster.process(0).stdout.take().expect("piped").read_to_string(&mut out).expect("stdout");
+    let statuses = cluster.wait(Duration::from_secs(60));
+    let outs = (0..2)
+        .map(|i| {
+            let (mut out, mut err) = (String::new(), String::new());
+            let _ = cluster.process(i).stdout.take().map(|mut s| s.read_to_string(&mut out));
+            let _ = cluster.process(i).stderr.take().map(|mut s| s.read_to_string(&mut err));
+            format!("{out}{err}")
+        })
+        .collect();
+    (statuses, outs)
+}
+
+/// Runs this binary's test `name` as 2 processes, of which process 1 dies
+/// (`dies_in_process_1`), and checks that process 0 caught an error
+/// naming it within 10 s and ended normally.
+fn dies_in_process_1_and_the_caller_reports_it(name: &str) {
+    let (statuses, outs) = two_processes(name);
+    let statuses = statuses.expect("both processes end within 60 s");
+    let out = &outs[0];
     assert_eq!(statuses[1].code(), Some(3), "process 1 died as the test made it");
     assert!(statuses[0].success(), "the caller caught the failure and ended: {out}");
     let line = out.lines().find_map(|l| l.split("failed-after-ms=").nth(1)).expect("the caller's report");

@@ -9,6 +9,31 @@
 
 mod cluster;
 
+/// The tests of a part of the generated programs (`tests/part{N}.rs`,
+/// after it includes its programs and `run.rs`): every program against
+/// sequential under every deployment ([`check_all`]), and the part's
+/// `cluster` programs on a real cluster ([`check_on_cluster`]).
+#[macro_export]
+macro_rules! part_tests {
+    ($part:literal) => {
+        #[test]
+        fn generated_programs_equal_sequential() {
+            $crate::check_all("program", all_programs(), inputs(), SEED, &RUN, env!("CARGO_TARGET_TMPDIR"));
+        }
+
+        #[test]
+        fn cluster_programs_on_2_or_3_processes_equal_sequential() {
+            $crate::check_on_cluster(
+                "cluster_programs_on_2_or_3_processes_equal_sequential",
+                $part,
+                cluster_programs(),
+                inputs(),
+                &RUN,
+            );
+        }
+    };
+}
+
 pub use cluster::{check_on_cluster, ClusterProgram};
 
 /// How a build chose its programs (`build.rs` writes one into `run.rs`).
