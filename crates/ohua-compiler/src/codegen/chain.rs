@@ -68,13 +68,7 @@ fn successor(g: &Graph, n: usize) -> Option<usize> {
     if !is_linkable(g, n) {
         return None;
     }
-    let mut consumers = g.arcs_from(n, 0);
-    let (_, arc) = consumers.next()?;
-    if consumers.next().is_some() || arc.feedback || arc.to.1 != 0 {
-        return None;
-    }
-    let succ = arc.to.0;
-    (succ != n && is_linkable(g, succ)).then_some(succ)
+    g.sole_consumer(n).filter(|&succ| is_linkable(g, succ))
 }
 
 #[cfg(test)]

@@ -131,6 +131,18 @@ impl Graph {
         self.arcs.iter().enumerate().filter(move |(_, a)| a.from == (node, port))
     }
 
+    /// The node that reads node `n`'s output 0 on its input 0, where it is
+    /// the only arc from that output and not a loop's feedback: the next
+    /// link of a chain (`codegen/chain.rs`, `remote_chains.rs`).
+    pub fn sole_consumer(&self, n: NodeId) -> Option<NodeId> {
+        let mut consumers = self.arcs_from(n, 0);
+        let (_, arc) = consumers.next()?;
+        if consumers.next().is_some() || arc.feedback || arc.to.1 != 0 || arc.to.0 == n {
+            return None;
+        }
+        Some(arc.to.0)
+    }
+
     /// The arc entering `(node, port)`, if any.
     pub fn arc_to(&self, node: NodeId, port: usize) -> Option<usize> {
         self.arcs.iter().position(|a| a.to == (node, port))

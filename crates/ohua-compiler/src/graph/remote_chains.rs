@@ -88,13 +88,7 @@ fn successor(g: &Graph, n: NodeId) -> Option<NodeId> {
     if !is_link(g, n) {
         return None;
     }
-    let mut consumers = g.arcs_from(n, 0);
-    let (_, arc) = consumers.next()?;
-    if consumers.next().is_some() || arc.feedback || arc.to.1 != 0 {
-        return None;
-    }
-    let next = arc.to.0;
-    (next != n && is_link(g, next)).then_some(next)
+    g.sole_consumer(n).filter(|&next| is_link(g, next))
 }
 
 /// Make `run[0]` the whole run and remove the rest.
