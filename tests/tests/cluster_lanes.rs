@@ -8,7 +8,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use ohua::deploy::Lanes;
 use ohua::{Deployment, Replication, SectionStrategy};
-use ohua_conformance::{deployments, Log};
+use ohua_conformance::{deployments, on_cluster, Log};
 use proptest::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -247,5 +247,88 @@ proptest! {
             .lanes(Lanes::Serialized);
         let run = || (squares(xs.clone()), readings(lines(n), weight), branches(xs.clone()));
         prop_assert_eq!(ohua::with_deployment(d, run), ohua::sequential(run));
+    }
+}
+
+/// Set in the processes `the_cluster_algorithms_on_2_and_3_processes_equal_sequential` starts.
+const CLUSTER_CHILD: &str = "OHUA_CLUSTER_LANES_CHILD";
+
+/// What each process does: join, run every algorithm of this file under
+/// every cluster deployment with `lanes = "cluster"`, in the same order,
+/// and check each result against sequential execution; then a run that
+/// fails (a value that does not decode, in the caller) and one after it.
+fn cluster_child() {
+    let _cluster = ohua_cluster::join().expect("joins the cluster");
+    let index = std::env::var("OHUA_CLUSTER_INDEX").unwrap_or_default();
+    let mut sent = 0;
+    for (name, d) in ohua_conformance::cluster_deployments() {
+        let mut check = |what: &str, (got, items): (Log, u64), want: Log| {
+            assert_eq!(got, want, "process {index}, `{what}` under `{name}`");
+            sent += items;
+        };
+        check("readings", on_cluster(&d, || readings(lines(200), 3)), ohua::sequential(|| readings(lines(200), 3)));
+        check(
+            "branches",
+            on_cluster(&d, || branches((0..200).collect())),
+            ohua::sequential(|| branches((0..200).collect())),
+        );
+        let (got, items) = on_cluster(&d, || (squares((0..300).collect()), marked::both((0..100).collect())));
+        let want = ohua::sequential(|| (squares((0..300).collect()), marked::both((0..100).collect())));
+        assert_eq!(got, want, "process {index}, `squares` and `marked::both` under `{name}`");
+        sent += items;
+    }
+    // Enough items that some go to the other processes, whose results do
+    // not decode in the caller.
+    let xs: Vec<u64> = (0..500).collect();
+    let failed = catch_unwind(AssertUnwindSafe(|| {
+        ohua::with_deployment(two_replicas().lanes(Lanes::Cluster), || lopsided_values(xs.clone()))
+    }));
+    let message = failed.err().and_then(|e| e.downcast_ref::<String>().cloned()).unwrap_or_default();
+    assert!(message.contains("Lopsided"), "process {index}: the failed run names the type: {message:?}");
+    let again = ohua::with_deployment(two_replicas().lanes(Lanes::Cluster), || squares((0..300).collect()));
+    assert_eq!(again, ohua::sequential(|| squares((0..300).collect())), "process {index}: the run after a failed one");
+    println!("items sent to the cluster: {sent}");
+    println!("ok process {index}");
+}
+
+/// The algorithms of this file on real clusters of 2 and 3 processes (this
+/// test binary started again on loopback, `ohua_cluster::LocalCluster`),
+/// each process checking every result against sequential execution.
+#[test]
+fn the_cluster_algorithms_on_2_and_3_processes_equal_sequential() {
+    if std::env::var_os(CLUSTER_CHILD).is_some() {
+        return cluster_child();
+    }
+    let me = std::env::current_exe().expect("this test binary");
+    for n in [2, 3] {
+        let mut cluster = ohua_cluster::LocalCluster::start(n, |_| {
+            let mut c = std::process::Command::new(&me);
+            c.args(["--exact", "cluster_lanes::the_cluster_algorithms_on_2_and_3_processes_equal_sequential"])
+                .args(["--nocapture", "--test-threads=1"])
+                .env(CLUSTER_CHILD, "1")
+                .env("OHUA_CLUSTER_WORKERS", if n == 3 { "2" } else { "1" })
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped());
+            c
+        })
+        .expect("the processes start");
+        let statuses = cluster.wait(std::time::Duration::from_secs(120));
+        let outputs: Vec<String> = (0..n)
+            .map(|i| {
+                use std::io::Read;
+                let (mut out, mut err) = (String::new(), String::new());
+                let _ = cluster.process(i).stdout.take().map(|mut s| s.read_to_string(&mut out));
+                let _ = cluster.process(i).stderr.take().map(|mut s| s.read_to_string(&mut err));
+                format!("process {i}:\n{out}{err}")
+            })
+            .collect();
+        let statuses = statuses.unwrap_or_else(|e| panic!("{e}\n{}", outputs.join("\n")));
+        for (i, status) in statuses.iter().enumerate() {
+            let ok = status.success() && outputs[i].contains(&format!("ok process {i}\n"));
+            assert!(ok, "{n} processes: process {i} failed ({status})\n{}", outputs.join("\n"));
+        }
+        let sent = outputs[0].lines().find_map(|l| l.strip_prefix("items sent to the cluster: ")).unwrap_or("0");
+        println!("{n} processes: items sent to the cluster {sent}");
+        assert_ne!(sent, "0", "the caller's lanes sent items to the cluster");
     }
 }

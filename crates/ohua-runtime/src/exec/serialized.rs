@@ -210,18 +210,19 @@ where
     let f = crate::sync::process::Mutex::new(f);
     Box::new(move |bytes: &[u8]| {
         let mut f = f.lock().unwrap_or_else(|e| e.into_inner()).clone();
-        let batch: Vec<(I::Item, S::Values)> = match S::no_values() {
-            Some(_) => {
-                let items = items.decode(bytes).unwrap_or_else(|e| panic!("{e}"));
-                items.into_iter().map(|item| (item, S::no_values().expect("no captured values"))).collect()
-            }
-            None => pairs.decode(bytes).unwrap_or_else(|e| panic!("{e}")),
-        };
-        // A run the statement starts is nested (`cluster_for`). A panic
-        // goes back to the caller as the batch's answer, whose run fails
-        // with it: the stage goes on and ends as every process expects,
-        // so the cluster serves the next run.
+        // A panic (the statement's, or a value that does not decode) goes
+        // back to the caller as the batch's answer, whose run fails with
+        // it: the stage goes on and ends as every process expects, so the
+        // cluster serves the next run. A run the statement starts is
+        // nested (`cluster_for`).
         let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let batch: Vec<(I::Item, S::Values)> = match S::no_values() {
+                Some(_) => {
+                    let items = items.decode(bytes).unwrap_or_else(|e| panic!("{e}"));
+                    items.into_iter().map(|item| (item, S::no_values().expect("no captured values"))).collect()
+                }
+                None => pairs.decode(bytes).unwrap_or_else(|e| panic!("{e}")),
+            };
             crate::context::inside_run(|| batch.into_iter().map(|(item, values)| f(item, values).1).collect())
         }))
         .map_err(|e| crate::util::panic_message(&*e));
