@@ -706,11 +706,16 @@ pub fn program(seed: u64, index: usize) -> String {
     let mut src = String::new();
     src += &format!("#[allow(unused, unused_mut, unused_variables, unused_assignments, unused_parens)]\nmod p{index} {{\n    use super::*;\n");
     if let Some(hb) = &helper_body {
-        // A `cluster` program's `alg` is marked itself, not its `mod`: the
-        // helper returns a state, which is not serde, and a `cluster`
-        // algorithm's result is (every process gets it). Its statements
-        // still cross processes where `alg` calls it, nested or served.
-        let (mod_attr, alg_attr) = if cluster { ("", "#[algorithm(cluster)]") } else { (attr, "#[algorithm]") };
+        // A `cluster` program's `alg` is marked `cluster` itself, inside a
+        // plain algorithm `mod`: the helper returns a state, which is not
+        // serde, and a `cluster` algorithm's result is (every process gets
+        // it). The `mod` makes the helper a sibling, inlined into `alg` as
+        // in the other programs, so its fetches batch with `alg`'s (an
+        // unmarked `mod` ran it as a nested run, whose fetches of a key
+        // already read could not be batched with `alg`'s: "key 0 read
+        // twice between writes", seed 252745686, program 38).
+        let (mod_attr, alg_attr) =
+            if cluster { ("#[ohua::algorithm]", "#[algorithm(cluster)]") } else { (attr, "#[algorithm]") };
         src += &format!("    {mod_attr}\n    pub mod a {{\n        use super::*;\n");
         src += &format!(
             "        #[algorithm]\n        pub fn helper(a: i64, s: {log}{helper_io}) -> (i64, {log}) {{\n{}        }}\n",
