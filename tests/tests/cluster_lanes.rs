@@ -160,6 +160,30 @@ fn the_report_counts_the_items_and_bytes_each_call_sent() {
     assert_eq!(square.encoded, None);
 }
 
+fn offset(x: u64, k: u64) -> u64 {
+    x + k
+}
+
+#[ohua::algorithm(cluster)]
+fn offsets(xs: Vec<u64>, k: u64) -> Vec<u64> {
+    let ys: Vec<u64> = xs.into_iter().map(|x| offset(x, k)).collect();
+    ys
+}
+
+/// A captured value goes through bytes with every item, as a remote lane
+/// sends it: `(x, (k,))` with `x` < 251 (1 byte) and `k` = 1000 (3 bytes)
+/// out, `x + 1000` (3 bytes) back.
+#[test]
+fn a_captured_value_crosses_as_bytes_with_every_item() {
+    let xs: Vec<u64> = (0..120).map(|x| x % 200).collect();
+    let (ys, reports) = ohua::profile(|| ohua::with_deployment(two_replicas(), || offsets(xs.clone(), 1000)));
+    assert_eq!(ys, ohua::sequential(|| offsets(xs.clone(), 1000)));
+    let call = reports[0].nodes.iter().find(|n| n.name.contains("/offset#")).expect("the call's statistics");
+    let encoded = call.encoded.expect("serialized lanes counted");
+    assert_eq!(encoded.items, 2 * 120, "{encoded:?}");
+    assert_eq!(encoded.bytes, 120 * (1 + 3) + 120 * 3, "{encoded:?}");
+}
+
 /// `lanes = "cluster"` in a process that joined no cluster runs as
 /// `serialized`: values through bytes, counted, results as sequential.
 #[test]

@@ -8,9 +8,8 @@
 //! its two ends, in one process. The bytes are counted for the report. A
 //! call that runs once, and every call with `Lanes::Values`, runs as
 //! [`CallPorts::run_replicable`] does. Sticky values (read-only captures)
-//! are checked `Serialize` by the macro; on a cluster they go out with
-//! every item (`node/remote_values.rs`), on serialized lanes in one
-//! process they are not sent through bytes.
+//! go through bytes with every item, as a remote lane sends them
+//! (`node/remote_values.rs`).
 
 use serde::{de::DeserializeOwned, Serialize};
 
@@ -232,8 +231,8 @@ where
     })
 }
 
-/// `f` with its arguments and results sent through bytes and back, the
-/// bytes counted in `counts`.
+/// `f` with its arguments (and captured values) and results sent through
+/// bytes and back, the bytes counted in `counts`.
 fn through_bytes<'a, I, S, O, F>(mut f: F, counts: Arc<LaneBytes>) -> CallFn<'a, I, S, O>
 where
     I: DataInputs,
@@ -241,12 +240,21 @@ where
     O: OutputSet,
     I::Item: Serialize + DeserializeOwned + 'a,
     O::Item: Serialize + DeserializeOwned + 'a,
+    S::Values: Serialize + DeserializeOwned + 'a,
     F: FnMut(I::Item, S::Values) -> (S::Values, O::Item) + Send + 'a,
 {
     let (args, results) = (Codec::<I::Item>::serde(), Codec::<O::Item>::serde());
+    let pairs = Codec::<(I::Item, S::Values)>::serde();
     let mut buffer = Vec::new();
     Box::new(move |item, values| {
-        let (item, bytes) = args.round_trip(item, &mut buffer).unwrap_or_else(|e| panic!("{e}"));
+        // With captured values, the item and the values as one, as a
+        // remote lane sends them (`node/remote_values.rs`).
+        let trip = if S::HOLDS_VALUES {
+            pairs.round_trip((item, values), &mut buffer)
+        } else {
+            args.round_trip(item, &mut buffer).map(|(item, bytes)| ((item, values), bytes))
+        };
+        let ((item, values), bytes) = trip.unwrap_or_else(|e| panic!("{e}"));
         counts.add(bytes);
         let (values, result) = f(item, values);
         let (result, bytes) = results.round_trip(result, &mut buffer).unwrap_or_else(|e| panic!("{e}"));
